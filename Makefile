@@ -1,0 +1,49 @@
+# Stable entry points: `make install`, `make demo`, `make test` (outside checks rely on them).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# offline by default: no hub downloads, litellm's bundled price map, one torch thread
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export OMP_NUM_THREADS ?= 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test test-fast test-all lock bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check pip==26.3
+	$(BIN)/pip install -q -c constraints.txt hatchling editables
+	$(BIN)/pip install -q --no-build-isolation -c constraints.txt -e ".[all]"
+	touch $(STAMP)
+
+# the main job: the offline pipeline on the bundled demo corpus -> workspace/demo/graph.html
+demo: install
+	$(BIN)/kgkit run data/demo/sotu_1934_1946 -o workspace/demo
+
+# every test, slow ones included (what CI runs)
+test: install
+	$(BIN)/python -m pytest -q
+
+# quick loop while developing
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# re-pin every package after a change to pyproject.toml
+lock:
+	rm -rf /tmp/kgkit-lock && $(PY) -m venv /tmp/kgkit-lock
+	/tmp/kgkit-lock/bin/pip install -q pip==26.3 hatchling editables
+	/tmp/kgkit-lock/bin/pip install -q --no-build-isolation -e ".[all]"
+	( echo "# Lock file for a deterministic, non-backtracking install: every package pinned exactly."; \
+	  echo "# Regenerate with 'make lock' after changing pyproject.toml. torch 2.13.0 is the local CPU build."; \
+	  /tmp/kgkit-lock/bin/pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/' ) > constraints.txt
+
+bench: install
+	$(BIN)/python bench/bench_demo.py
+
+clean:
+	rm -rf $(VENV) workspace .pytest_cache

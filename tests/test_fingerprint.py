@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+
+from kgkit.fingerprint import fingerprint
+from kgkit.types import Document
+
+
+def test_mappings_ignore_order_but_not_content():
+    assert fingerprint({"a": 1, "b": 2}) == fingerprint({"b": 2, "a": 1})
+    assert fingerprint({"a": 1}) != fingerprint({"a": 2})
+
+
+def test_types_are_part_of_the_fingerprint():
+    assert fingerprint(1) != fingerprint("1") != fingerprint(1.0)
+    assert fingerprint([1, 2]) != fingerprint([2, 1])
+    assert fingerprint({1, 2}) == fingerprint({2, 1})
+    assert fingerprint(("a", "bc")) != fingerprint(("ab", "c"))
+
+
+def test_arrays_by_dtype_shape_and_bytes():
+    a = np.arange(6, dtype=np.int64)
+    assert fingerprint(a) == fingerprint(np.arange(6, dtype=np.int64))
+    assert fingerprint(a) != fingerprint(a.astype(np.int32))
+    assert fingerprint(a) != fingerprint(a.reshape(2, 3))
+
+
+def test_records_by_content():
+    d1 = Document.from_text("x", path="a.txt")
+    assert fingerprint(d1) == fingerprint(Document.from_text("x", path="a.txt"))
+    assert fingerprint(d1) != fingerprint(Document.from_text("y", path="a.txt"))
+
+
+def test_objects_with_identity_and_unknown_objects():
+    class Ext:
+        id = "ext:1"
+
+    class Ext2:
+        id = "ext:2"
+
+    assert fingerprint(Ext()) != fingerprint(Ext2())
+    with pytest.raises(TypeError, match="cannot fingerprint"):
+        fingerprint(object())
