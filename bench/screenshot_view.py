@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import browser_tools as bt
+import browser_tools as bt  # noqa: E402  (needs the path above)
 
 
 def main(argv: list[str] | None = None) -> int:

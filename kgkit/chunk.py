@@ -22,8 +22,7 @@ from kgkit.types import Chunk, Document
 # a sentence ends at . ! ? (plus closing quotes/brackets) before whitespace, or at a blank line
 _BOUNDARY = re.compile(r"""(?<=[.!?])["')\]\u201d\u2019]*\s+(?=["'(\[\u201c\u2018]?[A-Z0-9])|\n\s*\n""")
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st gen col capt lt sgt rev hon gov sen rep pres vs etc inc ltd co corp no jan feb mar "
-    "apr jun jul aug sep sept oct nov dec u.s u.k e.g i.e a.m p.m".split()
+    ["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "gen", "col", "capt", "lt", "sgt", "rev", "hon", "gov", "sen", "rep", "pres", "vs", "etc", "inc", "ltd", "co", "corp", "no", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "e.g", "i.e", "a.m", "p.m"]
 )
 
 
@@ -40,9 +39,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         end = match.start()
         word = re.search(r"(\S+)$", text[start:end])
         last = word.group(1).rstrip(".").lower() if word else ""
-        if text[end - 1 : end] == "." and (last in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last)):
-            if "\n\n" not in match.group(0):
-                continue  # "Mr." or an initial ("D.") does not end a sentence
+        abbreviation = text[end - 1 : end] == "." and (last in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last))
+        if abbreviation and "\n\n" not in match.group(0):
+            continue  # "Mr." or an initial ("D.") does not end a sentence
         _append_trimmed(spans, text, start, end)
         start = match.end()
     _append_trimmed(spans, text, start, len(text))

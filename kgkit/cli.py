@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -39,7 +38,7 @@ def _duration(text: str) -> float:
     return float(m.group(1)) * _DURATIONS[m.group(2)]
 
 
-def _cache_root(cache: Optional[Path], workspace: Optional[Path]) -> Path:
+def _cache_root(cache: Path | None, workspace: Path | None) -> Path:
     if cache is not None:
         return cache
     if workspace is not None:
@@ -52,7 +51,7 @@ def run(
     docs: Path = typer.Argument(..., help="Folder (or file) of documents: txt, md, html, pdf, docx."),
     output: Path = typer.Option(..., "-o", "--output", help="Workspace folder for graph, view, cache."),
     domain: str = typer.Option("general", "--domain", "-d", help="Bundled domain name or path to a domain YAML."),
-    cache: Optional[Path] = typer.Option(None, help="Cache folder (default: WORKSPACE/cache)."),
+    cache: Path | None = typer.Option(None, help="Cache folder (default: WORKSPACE/cache)."),
     max_size: str = typer.Option("20MB", help="Files larger than this are reported, not read."),
     chunk_chars: int = typer.Option(2000, help="Maximum characters per chunk."),
     overlap_chars: int = typer.Option(200, help="Characters of whole sentences repeated between chunks."),
@@ -149,8 +148,8 @@ def domains() -> None:
 
 @cache_app.command("info")
 def cache_info(
-    cache: Optional[Path] = typer.Option(None, help="Cache folder."),
-    workspace: Optional[Path] = typer.Option(None, "-w", "--workspace", help="Workspace whose cache to use."),
+    cache: Path | None = typer.Option(None, help="Cache folder."),
+    workspace: Path | None = typer.Option(None, "-w", "--workspace", help="Workspace whose cache to use."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Entries and bytes per stage."""
@@ -168,11 +167,11 @@ def cache_info(
 
 @cache_app.command("prune")
 def cache_prune(
-    cache: Optional[Path] = typer.Option(None, help="Cache folder."),
-    workspace: Optional[Path] = typer.Option(None, "-w", "--workspace"),
-    older_than: Optional[str] = typer.Option(None, help="Remove entries unused for this long (e.g. 30d, 12h)."),
-    stage: Optional[str] = typer.Option(None, help="Remove every entry of this stage (e.g. extract_texts)."),
-    max_size: Optional[str] = typer.Option(None, help="Then remove least recently used entries down to this size."),
+    cache: Path | None = typer.Option(None, help="Cache folder."),
+    workspace: Path | None = typer.Option(None, "-w", "--workspace"),
+    older_than: str | None = typer.Option(None, help="Remove entries unused for this long (e.g. 30d, 12h)."),
+    stage: str | None = typer.Option(None, help="Remove every entry of this stage (e.g. extract_texts)."),
+    max_size: str | None = typer.Option(None, help="Then remove least recently used entries down to this size."),
 ) -> None:
     """Remove entries by age, stage or total size. With no option, removes nothing."""
     from kgkit.cache import Cache
@@ -186,8 +185,8 @@ def cache_prune(
 @cache_app.command("export")
 def cache_export(
     archive: Path = typer.Argument(..., help="Archive to write (.tar.gz)."),
-    cache: Optional[Path] = typer.Option(None, help="Cache folder."),
-    workspace: Optional[Path] = typer.Option(None, "-w", "--workspace"),
+    cache: Path | None = typer.Option(None, help="Cache folder."),
+    workspace: Path | None = typer.Option(None, "-w", "--workspace"),
 ) -> None:
     """Pack the cache so others can re-run the same pipeline at zero cost."""
     from kgkit.cache import Cache
@@ -198,8 +197,8 @@ def cache_export(
 @cache_app.command("import")
 def cache_import(
     archive: Path = typer.Argument(..., help="Archive written by `kgkit cache export`."),
-    cache: Optional[Path] = typer.Option(None, help="Cache folder."),
-    workspace: Optional[Path] = typer.Option(None, "-w", "--workspace"),
+    cache: Path | None = typer.Option(None, help="Cache folder."),
+    workspace: Path | None = typer.Option(None, "-w", "--workspace"),
 ) -> None:
     """Unpack an exported cache into this one."""
     from kgkit.cache import Cache

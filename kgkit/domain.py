@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 
 import yaml
@@ -83,13 +84,23 @@ class Domain(BaseModel):
             for label in etype.ner_labels:
                 if label in labels:
                     raise ValueError(f"entity_types.{tname}.ner_labels: {label!r} already maps to {labels[label]!r}")
+                if label in self.ignore_ner_labels:
+                    raise ValueError(f"entity_types.{tname}.ner_labels: {label!r} is also in ignore_ner_labels")
                 labels[label] = tname
+        triggers: dict[str, str] = {}
+        for rname, rtype in self.relation_types.items():
+            for trigger in rtype.triggers:
+                key = trigger.lower()
+                if key in triggers:
+                    raise ValueError(f"relation_types.{rname}.triggers: {trigger!r} already maps to {triggers[key]!r}")
+                triggers[key] = rname
         return self
 
     @cached_property
     def id(self) -> str:
         """`domain:` + hash of the canonical content (name included, source path excluded)."""
-        return "domain:" + short_hash(self.model_dump_json())
+        content = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return "domain:" + short_hash(content)  # key order in the YAML does not change the id
 
     def fingerprint(self) -> str:
         return self.id
@@ -142,6 +153,7 @@ def parse_domain(text: str, *, source: str = "<memory>") -> Domain:
         return Domain.model_validate({**raw, "source": source})
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc']) + ': ' if err['loc'] else ''}{err['msg'].removeprefix('Value error, ')}"
+            for err in exc.errors()
         )
         raise DomainError(f"{source}: {problems}") from None

@@ -100,7 +100,8 @@ def _(value: BaseModel) -> str:
     method = getattr(value, "fingerprint", None)
     if callable(method):
         return _digest("obj", str(method()).encode())
-    return _digest("model:" + type(value).__qualname__, value.model_dump_json().encode())
+    # python-mode dump: bytes fields (RawFile.data) stay bytes instead of failing JSON's UTF-8 rule
+    return _digest("model:" + type(value).__qualname__, fingerprint(value.model_dump()).encode())
 
 
 def _register_numpy() -> None:

