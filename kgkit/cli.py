@@ -60,6 +60,7 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
     """Load, chunk, extract, build; write graph.json, extractions.jsonl, graph.html and run.json."""
+    import logging
     import time
 
     from rich.console import Console
@@ -69,6 +70,7 @@ def run(
     from kgkit.domain import DomainError
     from kgkit.pipeline import run_pipeline
 
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # damaged PDFs are reported per file, not as log noise
     console = Console(stderr=True)
     if not docs.exists():
         console.print(f"[red]no such file or folder: {docs}[/red]")

@@ -164,3 +164,11 @@ def test_same_corpus_in_two_workspaces_gives_identical_graphs(corpus_copy, tmp_p
     run(corpus_copy, tmp_path / "b", offline_extractor)
     assert (tmp_path / "a" / "graph.json").read_bytes() == (tmp_path / "b" / "graph.json").read_bytes()
     assert (tmp_path / "a" / "graph.html").read_bytes() == (tmp_path / "b" / "graph.html").read_bytes()
+
+
+def test_thread_executor_gives_the_same_graph(corpus_copy, tmp_path, offline_extractor):
+    from kgkit.executor import ThreadExecutor
+
+    run(corpus_copy, tmp_path / "serial", offline_extractor, batch_size=1)
+    run(corpus_copy, tmp_path / "threads", offline_extractor, batch_size=1, executor=ThreadExecutor(max_workers=2))
+    assert (tmp_path / "serial" / "graph.json").read_bytes() == (tmp_path / "threads" / "graph.json").read_bytes()
