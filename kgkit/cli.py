@@ -209,6 +209,25 @@ def cache_import(
     typer.echo(f"added {added} entries")
 
 
+# Command groups that live in their own modules register themselves on `app` when imported. Each keeps its
+# heavy imports inside its commands, so importing it here keeps `kgkit --help` fast.
+COMMAND_MODULES = ("kgkit.cli_graph", "kgkit.cli_export", "kgkit.cli_llm")
+
+
+def _register_commands() -> None:
+    import importlib
+
+    for name in COMMAND_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a missing module is fine (not written yet); a broken import is not
+                raise
+
+
+_register_commands()
+
+
 def main() -> None:
     app()
 
