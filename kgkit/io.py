@@ -36,6 +36,24 @@ BUNDLED_DOMAINS = next(
 # --------------------------------------------------------------------------- atomic writes
 
 
+def _file_mode(target: Path) -> int:
+    """Mode for a (re)written file: the old file's, else what open() would give (0o666 less the umask);
+    mkstemp's 0o600 would make outputs unreadable to other users and web servers."""
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write bytes to path atomically (temp file in the same folder, fsync, rename)."""
     target = Path(path)
@@ -45,6 +63,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            os.fchmod(fh.fileno(), _file_mode(target))
             os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:

@@ -205,3 +205,16 @@ def test_disabled_cache_always_computes(tmp_path):
     cache.map(upper, ["a"])
     cache.map(upper, ["a"])
     assert len(CALLS) == 2 and not list(Path(tmp_path).rglob("*.json"))
+
+
+def test_written_files_are_readable_by_others_like_a_plain_open(tmp_path):
+    from kgkit.io import atomic_write_text
+
+    target = tmp_path / "out.html"
+    atomic_write_text(target, "x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    os.chmod(target, 0o640)
+    atomic_write_text(target, "y")  # a rewrite keeps the file's mode
+    assert target.stat().st_mode & 0o777 == 0o640
