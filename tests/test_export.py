@@ -1,0 +1,239 @@
+"""Exports: round trips (JSON, GraphML, Parquet, SQLite, RDF), hostile strings escaped in every format,
+and the CLI writing every format."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sqlite3
+import xml.etree.ElementTree as ET
+
+import networkx as nx
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from kgkit import io
+from kgkit.build import build_graph
+from kgkit.domain import parse_domain
+from kgkit.export import FORMATS, export_graph, read_export
+from kgkit.export.neo4j import cypher_script, cypher_string
+from kgkit.export.networks import gexf, graphml
+from kgkit.export.rdf import entity_iri, rdf_text
+from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
+
+XSS = "<img src=x onerror=alert(1)>"
+CYPHER = "'); MATCH (n) DETACH DELETE n; //"
+HOSTILE = f'Bobby "Tables" O\'Brien {XSS}\nsecond line, with comma\r\t\\u0027 `tick`'
+DOMAIN = parse_domain("name: d\nentity_types: {Person: a, Organization: b, Other: c}\n"
+                      "relation_types: {EMPLOYED_BY: {description: x, signatures: [[Person, Organization]]}}")
+
+
+@pytest.fixture(scope="module")
+def hostile_graph():
+    ents = (ExtractedEntity(name=HOSTILE, type="Person", span=Span(start=0, end=5), confidence=0.9),
+            ExtractedEntity(name=f"Acme {CYPHER}", type="Organization"),
+            ExtractedEntity(name="ACME " + CYPHER.upper(), type="Organization"),  # an alias
+            ExtractedEntity(name="Ada Lovelace", type="Person"),
+            ExtractedEntity(name="Ünïcode & <Co>", type="Weird Type`) //"))
+    rels = (ExtractedRelation(source=HOSTILE, source_type="Person", target=f"Acme {CYPHER}",
+                              target_type="Organization", type="EMPLOYED_BY", evidence=f"He said \"yes\" {CYPHER}\n{XSS}",
+                              confidence=0.3, valid_at="2020-01-01"),
+            ExtractedRelation(source="Ada Lovelace", source_type="Person", target="Ünïcode & <Co>",
+                              target_type="Weird Type`) //", type="FOUNDED`]->() DELETE n //", negated=True))
+    te = TextExtraction(extractor_id="test", entities=ents, relations=rels)
+    docs = [DocumentExtraction(document_id=f"doc:{i}", path=f"a/{i}<x>.txt", sha256="ab",
+                               chunks=(ChunkExtraction(chunk_id=f"doc:{i}#0", document_id=f"doc:{i}", extraction=te),))
+            for i in range(2)]
+    return build_graph(docs, domain=DOMAIN, learned_at="2026-01-01T00:00:00Z")
+
+
+def _nulls_as_none(df: pd.DataFrame) -> pd.DataFrame:
+    """build_graph may leave NaN in object columns (pd.concat); every format writes it as null -> None."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = pd.Series([None if isinstance(v, float) and v != v else v for v in out[col]], dtype=object)
+    return out
+
+
+def assert_same_tables(a, b, tables=("entities", "relations", "provenance", "documents")):
+    for name in tables:
+        pd.testing.assert_frame_equal(_nulls_as_none(getattr(a, name)), getattr(b, name), check_dtype=True, obj=name)
+    assert a.meta == b.meta
+
+
+def test_hostile_graph_has_lists_nulls_and_flags(hostile_graph):
+    g = hostile_graph
+    assert any(len(a) for a in g.entities["aliases"])
+    assert any("negated" in f for f in g.relations["flags"])
+    assert g.provenance["start"].isna().any() and g.provenance["start"].notna().any()
+
+
+@pytest.mark.parametrize("fmt", ["json", "parquet", "sqlite", "turtle", "json-ld"])
+def test_round_trip_gives_the_same_tables(hostile_graph, tmp_path, fmt):
+    dest = tmp_path / FORMATS[fmt][2]
+    export_graph(hostile_graph, fmt, dest)
+    assert_same_tables(hostile_graph, read_export(fmt, dest))
+
+
+def test_graphml_round_trip_gives_entities_relations_and_meta(hostile_graph, tmp_path):
+    dest = tmp_path / "g.graphml"
+    export_graph(hostile_graph, "graphml", dest)
+    assert_same_tables(hostile_graph, read_export("graphml", dest), tables=("entities", "relations"))
+
+
+def test_graphml_and_gexf_parse_as_xml_and_load_in_networkx(hostile_graph, tmp_path):
+    for fmt, reader in (("graphml", nx.read_graphml), ("gexf", nx.read_gexf)):
+        dest = tmp_path / f"g.{fmt}"
+        export_graph(hostile_graph, fmt, dest)
+        ET.parse(dest)  # well-formed
+        assert XSS not in dest.read_text()  # the markup never appears unescaped
+        g = reader(dest)
+        assert g.number_of_nodes() == len(hostile_graph.entities)
+        assert g.number_of_edges() == len(hostile_graph.relations)
+    names = {d.get("name") for _, d in nx.read_graphml(tmp_path / "g.graphml").nodes(data=True)}
+    assert HOSTILE in names
+
+
+def test_xml_keeps_newlines_and_replaces_forbidden_characters(hostile_graph):
+    from kgkit.export._common import xml_escape
+
+    assert xml_escape("a\x01b\ud800c\uffff") == "a\ufffdb\ufffdc\ufffd"
+    root = ET.fromstring(graphml(hostile_graph).encode())
+    texts = [d.text for d in root.iter("{http://graphml.graphdrawing.org/xmlns}data")]
+    assert HOSTILE in texts  # newline, \r and tab survive as character references
+    gexf_root = ET.fromstring(gexf(hostile_graph).encode())
+    labels = {n.get("label") for n in gexf_root.iter("{http://www.gexf.net/1.2draft}node")}
+    assert HOSTILE in labels
+
+
+def test_node_link_loads_in_networkx(hostile_graph):
+    from kgkit.export import node_link_dict
+
+    g = nx.node_link_graph(node_link_dict(hostile_graph), edges="edges")
+    assert g.is_directed() and g.is_multigraph()
+    assert g.number_of_edges() == len(hostile_graph.relations)
+    assert g.nodes[hostile_graph.entities["id"][0]]["aliases"] == hostile_graph.entities["aliases"][0]
+
+
+def test_cytoscape_elements_format(hostile_graph, tmp_path):
+    export_graph(hostile_graph, "cytoscape", tmp_path / "g.cyjs")
+    data = json.loads((tmp_path / "g.cyjs").read_text())
+    nodes, edges = data["elements"]["nodes"], data["elements"]["edges"]
+    assert {n["data"]["id"] for n in nodes} == set(hostile_graph.entities["id"])
+    assert all({"id", "source", "target"} <= set(e["data"]) for e in edges)
+    assert any(n["data"]["name"] == HOSTILE for n in nodes)
+
+
+def test_csv_quotes_every_hostile_string(hostile_graph, tmp_path):
+    export_graph(hostile_graph, "csv", tmp_path / "csv")
+    with open(tmp_path / "csv" / "nodes.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert HOSTILE in {r["name"] for r in rows}
+    assert all(isinstance(json.loads(r["aliases"]), list) for r in rows)
+    with open(tmp_path / "csv" / "edges.csv", newline="", encoding="utf-8") as fh:
+        edges = list(csv.DictReader(fh))
+    assert len(edges) == len(hostile_graph.relations)
+    assert set(hostile_graph.relations["evidence"].dropna()) <= {e["evidence"] for e in edges}
+    assert (tmp_path / "csv" / "provenance.csv").exists()
+
+
+def test_sqlite_has_indexes_and_bound_values(hostile_graph, tmp_path):
+    export_graph(hostile_graph, "sqlite", tmp_path / "g.sqlite")
+    con = sqlite3.connect(tmp_path / "g.sqlite")
+    indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert {"entities_id", "relations_source", "relations_target", "provenance_item_id"} <= indexes
+    assert con.execute("SELECT count(*) FROM entities WHERE name = ?", (HOSTILE,)).fetchone()[0] == 1
+
+
+def test_cypher_literals_cannot_end_early():
+    lit = cypher_string(CYPHER + "\\'")
+    body = lit[1:-1]
+    # every quote inside the literal is escaped by an odd run of backslashes
+    i = 0
+    while (i := body.find("'", i)) != -1:
+        run = len(body[:i]) - len(body[:i].rstrip("\\"))
+        assert run % 2 == 1
+        i += 1
+    assert "\n" not in cypher_string("a\nb") and "\\u0000" in cypher_string("\x00")
+
+
+def test_cypher_script_escapes_values_labels_and_types(hostile_graph):
+    script = cypher_script(hostile_graph)
+    for line in script.splitlines():
+        # a hostile string only ever appears inside an escaped literal: outside quotes no statement ends early
+        outside = re.sub(r"`[A-Za-z0-9_]*`", "`name`", _outside_literals(line))  # names are [A-Za-z0-9_] only
+        assert "DETACH" not in outside and "DELETE" not in outside and "//" not in outside.replace("// kgkit", "")
+    assert "SET n += row, n:`Weird_Type_____`" in script
+    assert "[r:`FOUNDED_______DELETE_n___` {id: row.id}]" in script
+
+
+def _outside_literals(line: str) -> str:
+    out, in_str, i = [], False, 0
+    while i < len(line):
+        ch = line[i]
+        if in_str and ch == "\\":
+            i += 2
+            continue
+        if ch == "'":
+            in_str = not in_str
+        elif not in_str:
+            out.append(ch)
+        i += 1
+    assert not in_str, line
+    return "".join(out)
+
+
+def test_neo4j_bulk_csv_headers_and_quoting(hostile_graph, tmp_path):
+    paths = export_graph(hostile_graph, "neo4j-csv", tmp_path / "neo4j")
+    assert {p.name for p in paths} == {"entities.csv", "documents.csv", "relations.csv", "mentions.csv", "import.sh"}
+    with open(tmp_path / "neo4j" / "entities.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][0] == "id:ID(Entity)" and rows[0][-1] == ":LABEL" and "aliases:string[]" in rows[0]
+    assert "mentions:long" in rows[0] and "confidence:double" in rows[0]
+    assert any(r[1] == HOSTILE for r in rows[1:])
+    with open(tmp_path / "neo4j" / "relations.csv", newline="", encoding="utf-8") as fh:
+        rel_rows = list(csv.reader(fh))
+    assert rel_rows[0][:3] == [":START_ID(Entity)", ":END_ID(Entity)", ":TYPE"]
+    assert all(set(r[2]) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") for r in rel_rows[1:])
+    assert "--multiline-fields=true" in (tmp_path / "neo4j" / "import.sh").read_text()
+
+
+def test_rdf_iris_are_percent_encoded_and_strings_escaped(hostile_graph):
+    iri = str(entity_iri("Person:a b/<c>#"))
+    assert iri == "urn:kgkit:entity/Person%3Aa%20b%2F%3Cc%3E%23"
+    ttl = rdf_text(hostile_graph, "turtle")
+    assert XSS in ttl  # in a quoted literal, which Turtle allows
+    import rdflib
+
+    g = rdflib.Graph().parse(data=ttl, format="turtle")
+    assert any(str(o) == HOSTILE for o in g.objects())
+
+
+def test_export_is_deterministic(hostile_graph, tmp_path):
+    for fmt in ("json", "graphml", "gexf", "cypher", "cytoscape"):
+        a, b = tmp_path / f"a.{fmt}", tmp_path / f"b.{fmt}"
+        export_graph(hostile_graph, fmt, a)
+        export_graph(hostile_graph, fmt, b)
+        assert a.read_bytes() == b.read_bytes(), fmt
+
+
+def test_unknown_format_is_a_clear_error(hostile_graph, tmp_path):
+    with pytest.raises(ValueError, match="unknown export format"):
+        export_graph(hostile_graph, "xlsx", tmp_path / "x")
+
+
+def test_cli_export_writes_every_format(hostile_graph, tmp_path):
+    from kgkit.cli import app
+
+    graph_path = tmp_path / "graph.json"
+    io.save_graph(hostile_graph, graph_path)
+    for fmt, (_, kind, default, _) in FORMATS.items():
+        dest = tmp_path / "out" / default
+        result = CliRunner().invoke(app, ["export", fmt, "--graph", str(graph_path), "-o", str(dest)])
+        assert result.exit_code == 0, (fmt, result.output)
+        assert dest.is_dir() if kind == "folder" else dest.is_file(), fmt
+    result = CliRunner().invoke(app, ["export", "nope", "--graph", str(graph_path), "-o", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "unknown export format" in result.output
