@@ -1,0 +1,119 @@
+"""sift-kg import, on files sift-kg 0.9.0 itself produced (tests/fixtures/siftkg, see its README)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kgkit import io
+from kgkit.build import build_graph
+from kgkit.importers import kgkit_type, read_siftkg_extractions, read_siftkg_graph
+
+FIXTURES = Path(__file__).parent / "fixtures" / "siftkg"
+HOSTILE = "Bobby \"Tables\" O'Brien <img src=x onerror=alert(1)>"
+
+
+def test_type_mapping_defaults_overrides_and_domain():
+    assert [kgkit_type(t) for t in ("PERSON", "ORGANIZATION", "LOCATION", "EVENT")] == [
+        "Person", "Organization", "Location", "Event"]
+    assert kgkit_type("FINANCIAL_INSTITUTION") == "FinancialInstitution"
+    assert kgkit_type("PERSON", type_map={"PERSON": "Human"}) == "Human"
+    general = io.load_domain("general")
+    assert kgkit_type("GPE", domain=general) == "Location"
+    assert kgkit_type("SPACESHIP", domain=general) == general.fallback_entity_type
+
+
+def test_extractions_import_with_provenance_and_error_records():
+    docs = read_siftkg_extractions(FIXTURES / "extractions")
+    assert [d.document_id for d in docs] == [f"doc:doc_0000{i}" for i in range(4)]
+    failed = [d for d in docs if d.errors]
+    assert [d.document_id for d in failed] == ["doc:doc_00003"]
+    assert "RateLimitError" in failed[0].errors[0]
+    first = docs[0].chunks[0].extraction
+    assert first.extractor_id == "siftkg:openai/gpt-4o-mini" and first.quality == "imported"
+    hostile = next(e for e in first.entities if e.name == HOSTILE)
+    assert hostile.type == "Person" and hostile.label == "PERSON" and "DETACH DELETE" in hostile.attributes["context"]
+    rel = next(r for r in first.relations if r.source == HOSTILE)
+    assert (rel.source_type, rel.target_type) == ("Person", "Person") and "MATCH (n)" in rel.evidence
+
+
+def test_relation_endpoint_types_come_from_the_same_document(tmp_path):
+    raw = json.loads((FIXTURES / "extractions" / "doc_00001.json").read_text())
+    raw["relations"].append({"relation_type": "LOCATED_IN", "source_entity": "coffee capital",
+                             "target_entity": "Nowhere Listed", "confidence": 0.9, "evidence": "x"})
+    (tmp_path / "doc_00001.json").write_text(json.dumps(raw))
+    (tmp_path / "broken.json").write_text("{not json")
+    docs = read_siftkg_extractions(tmp_path)
+    assert [d.document_id for d in docs] == ["doc:broken", "doc:doc_00001"]
+    assert "not a sift-kg extraction file" in docs[0].errors[0]
+    rel = docs[1].chunks[0].extraction.relations[-1]
+    assert (rel.source_type, rel.target_type) == ("Organization", "Other")  # case-insensitive, then fallback
+
+
+def test_imported_extractions_build_a_graph():
+    docs = read_siftkg_extractions(FIXTURES / "extractions")
+    graph = build_graph(docs, domain=io.load_domain("general"))
+    assert len(graph.entities) == 13 and len(graph.relations) == 9
+    assert graph.documents.set_index("id").loc["doc:doc_00003", "errors"] == 1
+    evidence = graph.provenance[graph.provenance["kind"] == "relation"]["evidence"]
+    assert evidence.str.contains("DETACH DELETE").any()
+    assert set(graph.provenance["extractor_id"]) == {"siftkg:openai/gpt-4o-mini"}
+
+
+def test_graph_data_import_keeps_siftkg_graph():
+    sift = json.loads((FIXTURES / "graph_data.json").read_text())
+    graph = read_siftkg_graph(FIXTURES / "graph_data.json")
+    docs = [n for n in sift["nodes"] if n["entity_type"] == "DOCUMENT"]
+    mentioned = [link for link in sift["links"] if link["relation_type"] == "MENTIONED_IN"]
+    assert len(graph.documents) == len(docs)
+    assert len(graph.entities) == len(sift["nodes"]) - len(docs)
+    assert len(graph.relations) == len(sift["links"]) - len(mentioned)
+    assert set(graph.entities["identity"]) == {"source"}
+    assert set(graph.entities["id"]) == {n["id"] for n in sift["nodes"]} - {n["id"] for n in docs}
+    assert {"Person", "Organization", "Event"} <= set(graph.entities["type"])
+    assert "FUNDS" in set(graph.relations["type"])
+    assert (graph.provenance["kind"] == "entity").sum() == len(mentioned)
+    assert set(graph.provenance["document_id"]) <= set(graph.documents["id"])
+    ends = set(graph.relations["source"]) | set(graph.relations["target"])
+    assert ends <= set(graph.entities["id"])
+    degree = graph.entities.set_index("id")["degree"]
+    assert degree.sum() == 2 * len(graph.relations)
+    assert HOSTILE in set(graph.entities["name"])
+    assert graph.meta["source"] == "sift-kg" and graph.meta["sift_kg_version"] == "0.9.0"
+
+
+def test_imported_graph_exports_and_round_trips(tmp_path):
+    from kgkit.export import export_graph, read_export
+
+    graph = read_siftkg_graph(FIXTURES / "graph_data.json")
+    export_graph(graph, "json", tmp_path / "g.json")
+    back = read_export("json", tmp_path / "g.json")
+    assert back.summary() == graph.summary()
+
+
+@pytest.mark.parametrize("extra", [[], ["--from-extractions"]])
+def test_cli_import_siftkg_writes_graph_and_view(tmp_path, extra):
+    from kgkit.cli import app
+
+    src = tmp_path / "sift"
+    shutil.copytree(FIXTURES, src)
+    ws = tmp_path / "ws"
+    result = CliRunner().invoke(app, ["import-siftkg", str(src), "-o", str(ws), *extra])
+    assert result.exit_code == 0, result.output
+    graph = io.load_graph(ws / "graph.json")
+    assert len(graph.entities) == (13 if extra else 10)
+    page = (ws / "graph.html").read_text()
+    assert "<img src=x onerror" not in page
+    if extra:
+        assert "1 failed extractions" in result.output
+
+
+def test_cli_import_siftkg_without_inputs_is_a_clear_error(tmp_path):
+    from kgkit.cli import app
+
+    result = CliRunner().invoke(app, ["import-siftkg", str(tmp_path), "-o", str(tmp_path / "ws")])
+    assert result.exit_code == 2 and "no graph_data.json" in result.output
