@@ -104,6 +104,13 @@ def _item_type(fn: Callable[..., Any]) -> Any:
     return typing.get_args(ret)[0]
 
 
+def _checked_key(key: str) -> str:
+    """Keys become file names: hex digests only (at least 8 characters)."""
+    if len(key) < 8 or any(c not in "0123456789abcdef" for c in key):
+        raise ValueError(f"cache keys are lowercase hex digests, got {key!r}")
+    return key
+
+
 def _failed(value: Any) -> bool:
     """Results that record a failure are never cached (a re-run retries them)."""
     return getattr(value, "error", None) is not None
@@ -174,6 +181,22 @@ class Cache:
             entry = {"stage": stage_name, "version": version, "key": key, "created": time.time(), "value": codec.encode(value)}
             atomic_write_bytes(self._path(stage_name, key), dumps_json(entry).encode("utf-8"))
         self.stats.writes[stage_name] += 1
+
+    # ----------------------------------------------------------------- plain values (no stage function)
+
+    def get_value(self, namespace: str, key: str) -> tuple[bool, Any]:
+        """(True, value) for a JSON value stored by `put_value` under namespace/key; (False, None) on a miss.
+
+        For callers that key entries themselves (kgkit.llm's per-request cache). Counted in `stats` under
+        `namespace`; a damaged entry reads as a miss.
+        """
+        hit, value = self._get(namespace, _checked_key(key), self._codec(Any))
+        (self.stats.hits if hit else self.stats.misses)[namespace] += 1
+        return hit, value
+
+    def put_value(self, namespace: str, key: str, value: Any) -> None:
+        """Store a JSON-ready value under namespace/key (atomic; values with `error` set are not stored)."""
+        self._put(namespace, "value", _checked_key(key), self._codec(Any), value)
 
     # ----------------------------------------------------------------- running stages
 

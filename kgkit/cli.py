@@ -58,8 +58,20 @@ def run(
     view_nodes: int = typer.Option(400, help="Most-connected entities shown in graph.html."),
     no_view: bool = typer.Option(False, "--no-view", help="Do not write graph.html."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Extract with this litellm model (e.g. openai/gpt-4o-mini, ollama/llama3.1) instead of the offline extractor."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="Hard budget cap in dollars for every LLM call of the run."),
+    price_in: float | None = typer.Option(None, "--price-in", help="Input price in dollars per 1M tokens (models litellm has no price for)."),
+    price_out: float | None = typer.Option(None, "--price-out", help="Output price in dollars per 1M tokens."),
+    free: bool = typer.Option(False, "--free", help="The model is local/free (Ollama, vLLM): no price needed."),
+    api_base: str | None = typer.Option(None, "--api-base", help="Provider URL (e.g. http://localhost:11434 for Ollama)."),
+    concurrency: int = typer.Option(8, "--concurrency", help="LLM requests in flight at most."),
+    rpm: int | None = typer.Option(None, "--rpm", help="LLM requests per minute at most."),
+    tpm: int | None = typer.Option(None, "--tpm", help="LLM tokens per minute at most."),
+    no_context: bool = typer.Option(False, "--no-context", help="No shared document summary in extraction prompts."),
 ) -> None:
-    """Load, chunk, extract, build; write graph.json, extractions.jsonl, graph.html and run.json."""
+    """Load, chunk, extract, build; write graph.json, extractions.jsonl, graph.html and run.json.
+
+    Offline (spaCy) by default; with --model, an LLM extracts under a hard --max-cost budget."""
     import logging
     import time
 
@@ -76,6 +88,18 @@ def run(
         console.print(f"[red]no such file or folder: {docs}[/red]")
         raise typer.Exit(2)
     started = time.perf_counter()
+    run_cache = Cache(_cache_root(cache, output))
+    extractor = None
+    if model is not None:
+        from kgkit.cli_llm import LLMOptionError, llm_extractor
+
+        try:
+            extractor = llm_extractor(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                                      concurrency=concurrency, rpm=rpm, tpm=tpm, document_context=not no_context,
+                                      api_base=api_base, cache=run_cache)
+        except LLMOptionError as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True, disable=as_json) as bar:
         task = bar.add_task("extracting chunks", total=None)
@@ -84,7 +108,8 @@ def run(
             bar.update(task, completed=done, total=total)
 
         try:
-            result = run_pipeline(docs, output, domain=domain, cache=Cache(_cache_root(cache, output)),
+            result = run_pipeline(docs, output, domain=domain, cache=run_cache, extractor=extractor,
+                                  batch_size=16 if extractor is None else max(64, 8 * concurrency),
                                   max_bytes=_size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                                   max_view_nodes=view_nodes, write_view=not no_view, progress=progress)
         except DomainError as exc:
@@ -113,6 +138,10 @@ def _print_summary(s: dict) -> None:
         ("extractor calls", str(s["extractor_calls"])),
         ("time", f"{s['seconds']:.2f} s"),
     ]
+    if s.get("llm"):
+        from kgkit.cli_llm import llm_rows
+
+        rows += llm_rows(s)
     for key, value in rows:
         table.add_row(key, value)
     console.print(table)

@@ -77,6 +77,7 @@ class RunResult:
     cache: Cache
     timings: dict[str, float] = field(default_factory=dict)
     outputs: dict[str, str] = field(default_factory=dict)
+    ledger: Any = None  # kgkit.llm.BudgetLedger when the extractor calls an LLM (cost report, budget)
 
     @property
     def chunk_errors(self) -> list[str]:
@@ -87,9 +88,16 @@ class RunResult:
         """Texts the extractor actually processed in this run (0 on a fully cached re-run)."""
         return self.cache.stats.computed[extract_texts.stage_name]
 
+    def cost_report(self) -> Any:
+        """Tokens and dollars per stage and per document (a DataFrame; empty without an LLM extractor)."""
+        from kgkit.llm.report import cost_report
+
+        return cost_report(self.ledger.charges if self.ledger is not None else [], self.extractions)
+
     def summary(self) -> dict[str, Any]:
         stats = self.cache.stats
-        return {
+        llm = {} if self.ledger is None else {"llm": self.ledger.summary()}
+        return {**llm,
             "documents_ok": len(self.documents),
             "documents_failed": len(self.errors),
             "failures": [{"path": e.path, "kind": e.kind, "reason": e.reason} for e in self.errors],
@@ -155,7 +163,9 @@ def run_pipeline(
         if progress:
             progress("extract", done, len(chunks))
 
-    texts = cache.map(extract_texts, [c.text for c in chunks], batch_size=batch_size, executor=executor,
+    prepare = getattr(extractor, "prepare_inputs", None)  # LLM extractors: shared document context, cost labels
+    inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
+    texts = cache.map(extract_texts, inputs, batch_size=batch_size, executor=executor,
                       on_batch=report, domain=domain, extractor=extractor)
     located: dict[str, list[ChunkExtraction]] = {d.id: [] for d in documents}
     for te, c in zip(texts, chunks):
@@ -167,8 +177,9 @@ def run_pipeline(
     graph = cache.run(build_graph, extractions, domain=domain, learned_at=learned_at)
     timings["build"] = clock() - t
 
+    client = getattr(extractor, "client", None)
     result = RunResult(graph=graph, documents=documents, errors=errors, chunks=chunks, extractions=extractions,
-                       cache=cache, timings=timings)
+                       cache=cache, timings=timings, ledger=getattr(client, "ledger", None))
     t = clock()
     result.outputs = write_outputs(result, workspace, write_view=write_view, max_view_nodes=max_view_nodes)
     timings["write"] = clock() - t

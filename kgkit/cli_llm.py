@@ -1,0 +1,130 @@
+"""LLM commands for the kgkit CLI, registered on `kgkit.cli.app` when imported (litellm loads inside commands).
+
+    kgkit discover DOCS -o WS --model openai/gpt-4o-mini --max-cost 0.20    -> WS/domain.yaml (editable)
+    kgkit run DOCS -o WS --model openai/gpt-4o-mini --max-cost 1.50 [--domain WS/domain.yaml]
+
+Also the helpers `kgkit run --model` uses: `llm_extractor(...)` builds the client + extractor from the options,
+`llm_rows(summary)` gives the cost lines of the run summary.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from kgkit.cli import _cache_root, _size, app
+
+
+class LLMOptionError(ValueError):
+    """Inconsistent model options (no price for an unknown model, no cap for a paid one)."""
+
+
+def llm_extractor(
+    model: str, *, max_cost: float | None, price_in: float | None = None, price_out: float | None = None,
+    free: bool = False, concurrency: int = 8, rpm: int | None = None, tpm: int | None = None,
+    document_context: bool = True, api_base: str | None = None, cache: Any = None, max_tokens: int = 2048,
+    max_reasks: int = 2, timeout: float = 120.0,
+) -> Any:
+    """An LLMExtractor for a litellm model string, behind one budget ledger capped at `max_cost` dollars."""
+    from kgkit.extractors.llm import LLMExtractor
+
+    client = llm_client(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                        concurrency=concurrency, rpm=rpm, tpm=tpm, api_base=api_base, cache=cache,
+                        max_tokens=max_tokens, max_reasks=max_reasks, timeout=timeout)
+    return LLMExtractor(client, document_context=document_context)
+
+
+def llm_client(
+    model: str, *, max_cost: float | None, price_in: float | None = None, price_out: float | None = None,
+    free: bool = False, concurrency: int = 8, rpm: int | None = None, tpm: int | None = None,
+    api_base: str | None = None, cache: Any = None, max_tokens: int = 2048, max_reasks: int = 2,
+    timeout: float = 120.0,
+) -> Any:
+    from kgkit.llm import BudgetLedger, LLMClient, LLMSettings, RateLimiter, UnknownPrice, resolve_price
+
+    try:
+        price = resolve_price(model, price_in=price_in, price_out=price_out, free=free)
+    except (UnknownPrice, ValueError) as exc:
+        raise LLMOptionError(str(exc)) from None
+    if max_cost is None and not price.free:
+        raise LLMOptionError(f"{model} costs money: give a hard cap with --max-cost DOLLARS (or --free for a local model)")
+    return LLMClient(model, price=price, ledger=BudgetLedger(cap_usd=max_cost), cache=cache,
+                     settings=LLMSettings(max_tokens=max_tokens, max_reasks=max_reasks, timeout=timeout),
+                     max_concurrency=concurrency, limiter=RateLimiter(rpm=rpm, tpm=tpm),
+                     extra={"api_base": api_base} if api_base else {})
+
+
+def llm_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """Summary table rows for the LLM part of a run: budget, spending, requests and tokens per stage."""
+    llm = summary.get("llm")
+    if not llm:
+        return []
+    cap = "no cap" if llm["cap_usd"] is None else f"${llm['cap_usd']:.4f}"
+    rows = [("LLM spent / cap", f"${llm['spent_usd']:.4f} / {cap}"),
+            ("LLM calls refused (budget)", str(llm["refused"]))]
+    for stage, s in sorted(llm["stages"].items()):
+        rows.append((f"  {stage}", f"{s['calls']} requests, {s['cached']} cached, "
+                                   f"{s['prompt_tokens'] + s['completion_tokens']} tokens, ${s['cost_usd']:.4f}"))
+    return rows
+
+
+@app.command()
+def discover(
+    docs: Path = typer.Argument(..., help="Folder (or file) of documents to sample."),
+    output: Path = typer.Option(..., "-o", "--output", help="Workspace folder (domain.yaml and cache go here)."),
+    model: str = typer.Option(..., "--model", "-m", help="litellm model string, e.g. openai/gpt-4o-mini, ollama/llama3.1."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="Hard budget cap in dollars."),
+    price_in: float | None = typer.Option(None, "--price-in", help="Input price, dollars per 1M tokens (unlisted models)."),
+    price_out: float | None = typer.Option(None, "--price-out", help="Output price, dollars per 1M tokens."),
+    free: bool = typer.Option(False, "--free", help="A local model (Ollama, vLLM): no price, no cost."),
+    api_base: str | None = typer.Option(None, "--api-base", help="Provider URL (e.g. http://localhost:11434)."),
+    max_types: int = typer.Option(10, "--max-types", help="Entity types at most, fallback types included."),
+    sample: int = typer.Option(12, "--sample", help="Chunks sampled from the corpus."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed (same corpus + seed -> same sample)."),
+    name: str = typer.Option("discovered", "--name", help="The domain's name."),
+    domain_file: Path | None = typer.Option(None, "--domain-file", help="Where to write (default WS/domain.yaml)."),
+    max_size: str = typer.Option("20MB", help="Files larger than this are not read."),
+    chunk_chars: int = typer.Option(2000, help="Maximum characters per chunk."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Propose a domain (entity and relation types) from sampled chunks; save it as editable YAML."""
+    from kgkit import io
+    from kgkit.cache import Cache
+    from kgkit.chunk import chunk_document
+    from kgkit.discover import discover_domain
+    from kgkit.pipeline import load_files
+    from kgkit.types import Document
+
+    if not docs.exists():
+        typer.echo(f"no such file or folder: {docs}", err=True)
+        raise typer.Exit(2)
+    cache = Cache(_cache_root(None, output))
+    try:
+        client = llm_client(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                            api_base=api_base, cache=cache)
+    except LLMOptionError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raws = io.read_corpus(docs, max_bytes=_size(max_size))
+    documents = [d for d in cache.map(load_files, raws, batch_size=64, max_bytes=_size(max_size)) if isinstance(d, Document)]
+    texts = [c.text for d in documents for c in chunk_document(d, max_chars=chunk_chars)]
+    found = discover_domain(texts, client=client, max_entity_types=max_types, sample=sample, seed=seed, name=name)
+    report = {"llm": client.ledger.summary(), "error": found.error}
+    if found.domain is None:
+        typer.echo(json.dumps(report, indent=2) if as_json else f"discovery failed: {found.error}", err=not as_json)
+        raise typer.Exit(1)
+    target = domain_file or output / "domain.yaml"
+    io.save_domain(found.domain, target)
+    report.update({"domain": found.domain.id, "path": str(target), "entity_types": sorted(found.domain.entity_types),
+                   "relation_types": sorted(found.domain.relation_types)})
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+        return
+    typer.echo(f"{found.domain.id}  {len(found.domain.entity_types)} entity types, "
+               f"{len(found.domain.relation_types)} relation types -> {target}")
+    for label, value in llm_rows(report):
+        typer.echo(f"{label}: {value}")
+    typer.echo(f"edit it, then: kgkit run {docs} -o {output} --domain {target} --model {model}")

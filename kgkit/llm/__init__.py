@@ -1,0 +1,14 @@
+"""LLM calls for kgkit: one client (litellm + instructor), one budget ledger, rate limits, a per-request cache.
+
+Importing this package does not import litellm or instructor; they load on the first call.
+
+    client = LLMClient("openai/gpt-4o-mini", ledger=BudgetLedger(cap_usd=1.50), cache=Cache("ws/cache"))
+    answer = client.ask_sync(messages, ResponseModel, stage="extract")   # answer.value or answer.error
+"""
+
+from kgkit.llm.client import Answer, LLMClient, LLMSettings, run_sync
+from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Charge, Price, UnknownPrice, resolve_price
+from kgkit.llm.limits import FakeClock, RateLimiter, backoff_delay
+
+__all__ = ["Answer", "BudgetExceeded", "BudgetLedger", "Charge", "FakeClock", "LLMClient", "LLMSettings", "Price",
+           "RateLimiter", "UnknownPrice", "backoff_delay", "resolve_price", "run_sync"]

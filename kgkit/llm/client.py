@@ -1,0 +1,337 @@
+"""The one way kgkit talks to an LLM: litellm + instructor, metered by the budget ledger, cached per request.
+
+`LLMClient.ask(messages, ResponseModel, stage=...)` returns an `Answer`: the validated pydantic value, or an
+`error` (timeout, rate limit after retries, provider error, output still invalid after `max_reasks` re-asks,
+budget refused) — it never raises for those. What happens on one `ask`:
+
+1. per-request cache: key = hash(model, rendered messages, response JSON schema, parameters). A hit costs
+   nothing and makes no call (the stored value is re-validated first).
+2. instructor calls the model (tool calling, or JSON mode for providers without it) and re-asks with the
+   validation error until the value validates, at most `max_reasks` times.
+3. every provider request (re-asks included) first reserves its worst case on the ledger (counted prompt tokens
+   x a margin + max_tokens, at the model's price), waits for the rate limiter, then settles the real cost.
+4. 429s, timeouts and connection errors are retried with exponential backoff and jitter (injected `sleep`
+   and `rng`), up to `max_attempts`; the rest become the answer's error. Failures are never cached.
+
+The provider call itself is `completion` (default: `litellm.acompletion`); tests pass a fake, or use litellm's
+`mock_response=` / a registered CustomLLM. `ask_sync` works inside a running event loop (Jupyter, marimo).
+
+>>> from pydantic import BaseModel
+>>> litellm = import_litellm()
+>>> class Name(BaseModel):
+...     name: str
+>>> async def fake(**kw):
+...     return await litellm.acompletion(model="openai/mock", messages=kw["messages"], mock_response='{"name": "Ada"}')
+>>> client = LLMClient("my/model", price_in=1.0, price_out=2.0, ledger=BudgetLedger(cap_usd=1.0), completion=fake)
+>>> answer = client.ask_sync([{"role": "user", "content": "Who?"}], Name, stage="demo")
+>>> answer.value.name, answer.error, answer.cached, answer.cost_usd > 0
+('Ada', None, False, True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import json
+import logging
+import math
+import os
+import random
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from kgkit.cache import Cache
+from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
+from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
+from kgkit.types import sha256_hex
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+Messages = Sequence[dict[str, str]]
+Completion = Callable[..., Awaitable[Any]]
+REQUEST_NAMESPACE = "llm_request"
+_TRANSIENT = ("RateLimitError", "Timeout", "APIConnectionError", "ServiceUnavailableError", "InternalServerError",
+              "TimeoutError")
+_MAYBE_BILLED = ("Timeout", "TimeoutError", "CancelledError")
+
+
+def import_litellm() -> Any:
+    """Import litellm with its bundled price map (no network at import; prices reproducible) and quiet errors."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    # instructor logs every failed attempt at ERROR; kgkit reports failures as records instead
+    logging.getLogger("instructor").setLevel(logging.CRITICAL)
+    return litellm
+
+
+def run_sync(make: Callable[[], Coroutine[Any, Any, R]]) -> R:
+    """Run a coroutine to completion from sync code, even inside a running event loop (then in a worker thread).
+
+    >>> async def two():
+    ...     return 2
+    >>> run_sync(two)
+    2
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgkit-llm") as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Parameters that can change a model's answer: all are part of the request key and the extractor id."""
+
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    max_reasks: int = 2
+    mode: Literal["auto", "tools", "json"] = "auto"
+    seed: int | None = None
+    timeout: float = 120.0
+
+    def key(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("timeout")  # how long we wait does not change the answer
+        return d
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """The outcome of one `ask`: a value or an error, with tokens and the dollars it cost (when it was made)."""
+
+    value: T | None
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cached: bool = False
+    attempts: int = 0  # provider requests made by this ask (re-asks and retries included)
+    key: str = ""
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class _Meter:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+
+
+@dataclass
+class LLMClient:
+    """One model behind the ledger, the limiter, the request cache and instructor (see module docstring)."""
+
+    model: str
+    ledger: BudgetLedger = field(default_factory=BudgetLedger)
+    price: Price | None = None
+    price_in: float | None = None  # dollars per 1M tokens, for models litellm has no price for
+    price_out: float | None = None
+    free: bool = False  # a local model (Ollama, vLLM): costs nothing, needs no price
+    cache: Cache | None = None
+    completion: Completion | None = None
+    settings: LLMSettings = field(default_factory=LLMSettings)
+    max_concurrency: int = 8
+    limiter: RateLimiter = field(default_factory=RateLimiter)
+    max_attempts: int = 4  # provider attempts per ask for transient errors (429, timeout, connection)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    sleep: Sleeper = asyncio.sleep
+    prompt_margin: float = 1.1  # counted prompt tokens are scaled by this (+16) in the worst case
+    extra: dict[str, Any] = field(default_factory=dict)  # passed to litellm (api_base, ...); not in the key
+
+    def __post_init__(self) -> None:
+        if self.price is None:
+            self.price = resolve_price(self.model, price_in=self.price_in, price_out=self.price_out, free=self.free)
+        if self.max_concurrency < 1 or self.max_attempts < 1:
+            raise ValueError("max_concurrency and max_attempts must be >= 1")
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary())
+        self._sem_lock = threading.Lock()
+        self.requests = 0  # provider requests made by this client
+        self._mode: str | None = None
+
+    # ------------------------------------------------------------------ identity
+
+    def request_key(self, messages: Messages, response_model: type[BaseModel]) -> str:
+        """hash(model, messages, response schema, parameters): the per-request cache key."""
+        payload = {"model": self.model, "messages": list(messages), "schema": response_model.model_json_schema(),
+                   "params": self.settings.key(), "mode": self._mode_name()}
+        return sha256_hex(json.dumps(payload, sort_keys=True, ensure_ascii=False))
+
+    def _mode_name(self) -> str:
+        """"tools" for models litellm knows to support tool calling, else "json" (works with every provider)."""
+        if self.settings.mode != "auto":
+            return self.settings.mode
+        if self._mode is None:
+            litellm = import_litellm()
+            try:
+                self._mode = "tools" if litellm.supports_function_calling(self.model) else "json"
+            except Exception:  # unknown provider
+                self._mode = "json"
+        return self._mode
+
+    # ------------------------------------------------------------------ asking
+
+    def ask_sync(self, messages: Messages, response_model: type[T], **kwargs: Any) -> Answer[T]:
+        """`ask` from sync code (also inside a running event loop)."""
+        return run_sync(lambda: self.ask(messages, response_model, **kwargs))
+
+    async def ask(
+        self, messages: Messages, response_model: type[T], *, stage: str, label: str = "",
+        context: dict[str, Any] | None = None,
+    ) -> Answer[T]:
+        """Ask for one `response_model` value; never raises for provider, budget or validation failures."""
+        key = self.request_key(messages, response_model)
+        cached = self._cached(key, response_model, context)
+        if cached is not None:
+            self.ledger.record_cached(stage=stage, label=label, model=self.model, prompt_tokens=cached.prompt_tokens,
+                                      completion_tokens=cached.completion_tokens)
+            return cached
+        meter = _Meter()
+        async with self._semaphore():
+            error: str | None = None
+            value: T | None = None
+            for attempt in range(self.max_attempts):
+                try:
+                    value = await self._instructor_call(messages, response_model, context, meter, stage, label)
+                    error = None
+                    break
+                except Exception as exc:  # noqa: BLE001 - every failure becomes the answer's error
+                    cause = _cause(exc)
+                    error = _describe(cause, self.settings.max_reasks)
+                    if type(cause).__name__ not in _TRANSIENT or attempt + 1 == self.max_attempts:
+                        break
+                    await self.sleep(backoff_delay(attempt, rng=self.rng))
+        answer = Answer(value=value, error=error, prompt_tokens=meter.prompt_tokens,
+                        completion_tokens=meter.completion_tokens, cost_usd=meter.cost_usd, attempts=meter.requests,
+                        key=key)
+        if error is None and self.cache is not None and value is not None:
+            self.cache.put_value(REQUEST_NAMESPACE, key, {
+                "model": self.model, "value": value.model_dump(mode="json"), "prompt_tokens": meter.prompt_tokens,
+                "completion_tokens": meter.completion_tokens, "cost_usd": meter.cost_usd})
+        return answer
+
+    def _cached(self, key: str, response_model: type[T], context: dict[str, Any] | None) -> Answer[T] | None:
+        if self.cache is None:
+            return None
+        hit, stored = self.cache.get_value(REQUEST_NAMESPACE, key)
+        if not hit:
+            return None
+        try:
+            value = response_model.model_validate(stored["value"], context=context)
+        except (ValidationError, KeyError, TypeError):
+            return None  # validators got stricter since: ask again
+        return Answer(value=value, prompt_tokens=int(stored.get("prompt_tokens", 0)),
+                      completion_tokens=int(stored.get("completion_tokens", 0)),
+                      cost_usd=float(stored.get("cost_usd", 0.0)), cached=True, key=key)
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        with self._sem_lock:
+            sem = self._semaphores.get(loop)
+            if sem is None:
+                sem = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
+            return sem
+
+    async def _instructor_call(
+        self, messages: Messages, response_model: type[T], context: dict[str, Any] | None, meter: _Meter,
+        stage: str, label: str,
+    ) -> T:
+        import instructor
+
+        mode = instructor.Mode.TOOLS if self._mode_name() == "tools" else instructor.Mode.JSON
+        metered = functools.partial(self._metered, meter=meter, stage=stage, label=label)
+        client = instructor.from_litellm(metered, mode=mode, async_client=True)
+        params: dict[str, Any] = {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens}
+        if self.settings.seed is not None:
+            params["seed"] = self.settings.seed
+        return await client.chat.completions.create(
+            model=self.model, messages=[dict(m) for m in messages], response_model=response_model,
+            max_retries=self.settings.max_reasks, context=context, **params)
+
+    async def _metered(self, *, meter: _Meter, stage: str, label: str, **kwargs: Any) -> Any:
+        """One provider request: reserve its worst case, respect the rate limit, call, settle the real cost."""
+        litellm = import_litellm()
+        try:
+            counted = litellm.token_counter(model=self.model, messages=kwargs.get("messages"), tools=kwargs.get("tools"))
+        except Exception:  # no tokenizer for this model: characters / 3 over-counts every common tokenizer
+            counted = len(json.dumps(kwargs.get("messages")) + json.dumps(kwargs.get("tools") or "")) // 3
+        prompt_worst = math.ceil(counted * self.prompt_margin) + 16
+        max_out = int(kwargs.get("max_tokens") or self.settings.max_tokens)
+        assert self.price is not None
+        reservation = self.ledger.reserve(self.price.worst_case(prompt_worst, max_out), stage=stage, label=label)
+        try:
+            await self.limiter.acquire(tokens=prompt_worst + max_out)
+            self.requests += 1
+            meter.requests += 1
+            call = self.completion or _litellm_completion
+            response = await asyncio.wait_for(call(**kwargs, timeout=self.settings.timeout, **self.extra),
+                                              timeout=self.settings.timeout + 5)
+        except BaseException as exc:
+            if type(exc).__name__ in _MAYBE_BILLED:  # the provider may have done (and billed) the work
+                self.ledger.settle(reservation, cost_usd=None, model=self.model)
+            else:
+                self.ledger.release(reservation)
+            raise
+        prompt_tokens, completion_tokens = _usage(response)
+        cost = None if prompt_tokens is None or completion_tokens is None else self.price.cost(prompt_tokens,
+                                                                                                completion_tokens)
+        self.ledger.settle(reservation, cost_usd=cost, prompt_tokens=prompt_tokens or 0,
+                           completion_tokens=completion_tokens or 0, model=self.model)
+        meter.prompt_tokens += prompt_tokens or 0
+        meter.completion_tokens += completion_tokens or 0
+        meter.cost_usd += reservation.amount_usd if cost is None else cost
+        return response
+
+
+async def _litellm_completion(**kwargs: Any) -> Any:
+    litellm = import_litellm()
+    return await litellm.acompletion(**kwargs, num_retries=0, max_retries=0)  # kgkit retries, with the ledger
+
+
+def _usage(response: Any) -> tuple[int | None, int | None]:
+    """(prompt, completion) tokens from a response's usage; None where the provider gave none."""
+    usage = getattr(response, "usage", None)
+    if usage is None and isinstance(response, dict):
+        usage = response.get("usage")
+    if usage is None:
+        return None, None
+    get = usage.get if isinstance(usage, dict) else lambda k: getattr(usage, k, None)
+    pt, ct = get("prompt_tokens"), get("completion_tokens")
+    return (int(pt) if isinstance(pt, (int, float)) else None, int(ct) if isinstance(ct, (int, float)) else None)
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The provider's own exception behind instructor's wrapper."""
+    seen = 0
+    while type(exc).__name__ == "InstructorRetryException" and exc.__cause__ is not None and seen < 5:
+        exc, seen = exc.__cause__, seen + 1
+    return exc
+
+
+def _describe(exc: BaseException, max_reasks: int) -> str:
+    name = type(exc).__name__
+    if isinstance(exc, BudgetExceeded):
+        return str(exc)
+    if isinstance(exc, (ValidationError, json.JSONDecodeError)) or name in ("ResponseParsingError",
+                                                                             "AsyncValidationError"):
+        first = str(exc).strip().splitlines()
+        return f"invalid output after {max_reasks} re-asks: {name}: {' '.join(first[:3])[:500]}"
+    if name in ("RateLimitError",):
+        return f"rate limited (429) after retries: {str(exc)[:300]}"
+    if name in ("Timeout", "TimeoutError"):
+        return f"timeout: {str(exc)[:300] or 'no response in time'}"
+    return f"provider error: {name}: {str(exc)[:300]}"

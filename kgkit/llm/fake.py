@@ -1,0 +1,118 @@
+"""Fake LLM providers for tests, demos and benchmarks: no network, no API key, deterministic.
+
+- `QueuedCompletion([...])`: a `completion=` for LLMClient that answers from a queue through litellm's own
+  `mock_response=` (real ModelResponse objects, real usage); an Exception in the queue is raised instead.
+- `register_fake_provider()`: a litellm CustomLLM registered as provider "kgkit-fake", so any code that calls
+  `litellm.acompletion(model="kgkit-fake/...")` — the CLI included — gets a deterministic answer: a context
+  summary, a small domain proposal, or an extraction (capitalised word runs as entities; two of them in one
+  sentence related by RELATED_TO with the sentence as evidence). `latency` seconds per call (for benchmarks).
+
+>>> import asyncio
+>>> fake = QueuedCompletion(['{"a": 1}'])
+>>> response = asyncio.run(fake(model="m", messages=[{"role": "user", "content": "hi"}]))
+>>> response.choices[0].message.content, len(fake.calls)
+('{"a": 1}', 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from kgkit.llm.client import import_litellm
+
+PROVIDER = "kgkit-fake"
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_STOP = {"The", "A", "An", "In", "On", "At", "It", "He", "She", "They", "We", "This", "That", "But", "And", "Then"}
+
+
+class QueuedCompletion:
+    """Answers requests in order from `responses` (strings -> litellm mock responses; exceptions -> raised)."""
+
+    def __init__(self, responses: Iterable[str | BaseException]) -> None:
+        self.queue: deque[str | BaseException] = deque(responses)
+        self.calls: list[dict[str, Any]] = []
+
+    async def __call__(self, **kwargs: Any) -> Any:
+        self.calls.append(kwargs)
+        if not self.queue:
+            raise AssertionError("QueuedCompletion: no response left for this request")
+        item = self.queue.popleft()
+        if isinstance(item, BaseException):
+            raise item
+        litellm = import_litellm()
+        return await litellm.acompletion(model="openai/fake", messages=kwargs["messages"], mock_response=item)
+
+
+def _chunk_of(messages: list[dict[str, Any]]) -> str:
+    content = str(messages[-1].get("content", "")) if messages else ""
+    if "Chunk:" in content:
+        content = content.rsplit("Chunk:", 1)[1]
+    parts = content.split('"""')
+    return parts[1].strip() if len(parts) >= 3 else content
+
+
+def fake_answer(messages: list[dict[str, Any]]) -> str:
+    """The fake provider's deterministic JSON answer to kgkit's prompts."""
+    user = str(messages[-1].get("content", "")) if messages else ""
+    if user.startswith("Summarise"):
+        return json.dumps({"summary": " ".join(_chunk_of(messages).split()[:20])})
+    if "Sample passages" in user:
+        return json.dumps({"description": "fake", "entity_types": [{"name": "Mission", "description": "A mission"}],
+                           "relation_types": [{"name": "works for", "description": "employment",
+                                               "signatures": [["Person", "Organization"]]}]})
+    text = _chunk_of(messages)
+    entities: dict[str, dict[str, str]] = {}
+    relations = []
+    for sentence in _SENTENCE.findall(text):
+        names = [m for m in _NAME.findall(sentence) if m not in _STOP]
+        for name in names:
+            entities.setdefault(name, {"name": name, "type": "Other"})
+        if len(names) >= 2 and names[0] != names[1]:
+            relations.append({"source": names[0], "target": names[1], "type": "RELATED_TO",
+                              "evidence": sentence.strip()})
+    return json.dumps({"entities": list(entities.values()), "relations": relations})
+
+
+def _model_response(messages: list[dict[str, Any]]) -> Any:
+    litellm = import_litellm()
+    return litellm.completion(model="openai/fake", messages=messages, mock_response=fake_answer(messages))
+
+
+def register_fake_provider(*, latency: float = 0.0, name: str = PROVIDER) -> Any:
+    """Register (once per process) a litellm CustomLLM answering `fake_answer`; returns the handler."""
+    litellm = import_litellm()
+    from litellm import CustomLLM
+
+    class FakeLLM(CustomLLM):
+        def __init__(self) -> None:
+            super().__init__()
+            self.latency = latency
+            self.calls = 0
+
+        def completion(self, *args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            if self.latency:
+                time.sleep(self.latency)
+            return _model_response(kwargs["messages"])
+
+        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            if self.latency:
+                await asyncio.sleep(self.latency)
+            return _model_response(kwargs["messages"])
+
+    for entry in litellm.custom_provider_map:
+        if entry.get("provider") == name:
+            entry["custom_handler"].latency = latency
+            return entry["custom_handler"]
+    handler = FakeLLM()
+    litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": name, "custom_handler": handler}]
+    litellm.utils.custom_llm_setup()
+    return handler
