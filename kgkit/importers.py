@@ -110,12 +110,13 @@ def _error_extraction(path: Path, reason: str) -> DocumentExtraction:
 
 def read_siftkg_extractions(folder: str | os.PathLike[str], *, type_map: Mapping[str, str] | None = None,
                             domain: Domain | None = None) -> list[DocumentExtraction]:
-    """Every ``*.json`` in ``folder`` (sift-kg's OUT/extractions), sorted by file name, as kgkit
+    """Every ``*.json`` in ``folder`` (sift-kg's OUT/extractions, or OUT itself), sorted by file name, as kgkit
     DocumentExtractions: one chunk per document, extractor ``siftkg:<model_used>``, quality ``imported``.
     Entity context is kept in the entity's ``context`` attribute; relation evidence becomes provenance
     evidence. Failed documents and unreadable files come back with an error, not dropped."""
+    base = Path(folder) / "extractions" if (Path(folder) / "extractions").is_dir() else Path(folder)
     out = []
-    for path in sorted(Path(folder).glob("*.json")):
+    for path in sorted(base.glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):

@@ -1,0 +1,274 @@
+"""Side-by-side benchmark, kgkit vs sift-kg 0.9.0, on the same synthetic extraction sets (issue 4).
+
+    .venv/bin/python bench/bench_siftkg.py                       # n=2000 and n=20000
+    .venv/bin/python bench/bench_siftkg.py --n 2000 --sift-graphml-max 2000 --sift-timeout 900
+
+Inputs: ../shared/bench/gen_extractions.py (sift-kg extraction JSON files); skipped with a message when
+../shared is absent. sift-kg runs in its own venv (default /tmp/siftkg-venv, created on first use with
+``pip install sift-kg==0.9.0 typer==0.28.0 scipy``; never kgkit's .venv), in-process through a small
+driver, with LITELLM_LOCAL_MODEL_COST_MAP=True and HF_HUB_OFFLINE=1. Each tool runs in a fresh
+subprocess per data set, so its peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) is its own.
+Drivers print one JSON line per finished step, so a step that runs past the timeout still leaves the
+earlier figures.
+
+What is timed (seconds, wall clock, in-process):
+- kgkit: read extractions (kgkit.importers), build_graph, communities (when kgkit.communities exists),
+  save graph.json, GraphML export, topology summary and neighbourhood queries (when kgkit.topology exists).
+- sift-kg: ``sift_kg.pipeline.run_build`` (load extractions, build, save graph_data.json, Louvain
+  communities, review file: what ``sift build`` does), the body of ``sift topology`` (its CLI function,
+  output discarded), ``sift_kg.export.export_graph(kg, path, "graphml")``, and
+  ``extract_subgraph(kg, id, depth=2)`` as its neighbourhood query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "bench"
+GEN = SHARED / "gen_extractions.py"
+
+SIFT_DRIVER = r'''
+import contextlib, io, json, os, resource, sys, time
+from pathlib import Path
+
+work, steps = Path(sys.argv[1]), sys.argv[2].split(",")
+def emit(**kw):
+    kw["rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(kw), flush=True)
+os.chdir(work)
+t = time.perf_counter()
+from sift_kg.cli import _load_domain, topology
+from sift_kg.config import SiftConfig
+from sift_kg.export import export_graph
+from sift_kg.graph.communities import extract_subgraph
+from sift_kg.pipeline import run_build
+emit(step="import", seconds=round(time.perf_counter() - t, 3))
+domain = _load_domain(SiftConfig(), "schema-free")  # what `sift build` uses by default
+t = time.perf_counter()
+kg = run_build(work, domain)
+emit(step="build", seconds=round(time.perf_counter() - t, 3), entities=kg.entity_count, relations=kg.relation_count)
+if "query" in steps:
+    degree = dict(kg.graph.degree())
+    ids = sorted((n for n, d in kg.graph.nodes(data=True) if d.get("entity_type") != "DOCUMENT"),
+                 key=lambda n: (-degree[n], n))
+    sample = ids[:: max(1, len(ids) // 20)][:20]
+    times = []
+    for eid in sample:
+        t = time.perf_counter()
+        extract_subgraph(kg, eid, depth=2)
+        times.append(time.perf_counter() - t)
+    times.sort()
+    emit(step="query", seconds=round(times[len(times) // 2], 5), max_seconds=round(times[-1], 5), queries=len(times))
+if "topology" in steps:
+    t = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        topology(output=str(work), pretty=False, verbose=False)
+    emit(step="topology", seconds=round(time.perf_counter() - t, 3))
+if "graphml" in steps:
+    t = time.perf_counter()
+    export_graph(kg, work / "bench.graphml", "graphml")
+    emit(step="graphml", seconds=round(time.perf_counter() - t, 3))
+'''
+
+
+def _emit(**kw: Any) -> None:
+    import resource
+
+    kw["rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(kw), flush=True)
+
+
+def kgkit_driver(folder: Path, work: Path) -> None:
+    """Run in a fresh kgkit process: every step, one JSON line each."""
+    t = time.perf_counter()
+    from kgkit import io
+    from kgkit.build import build_graph
+    from kgkit.export import export_graph
+    from kgkit.importers import read_siftkg_extractions
+
+    _emit(step="import", seconds=round(time.perf_counter() - t, 3))
+    dom = io.load_domain("general")
+    t = time.perf_counter()
+    extractions = read_siftkg_extractions(folder)
+    _emit(step="read", seconds=round(time.perf_counter() - t, 3), documents=len(extractions))
+    t = time.perf_counter()
+    graph = build_graph(extractions, domain=dom, learned_at="2026-01-01T00:00:00Z")
+    _emit(step="build", seconds=round(time.perf_counter() - t, 3), entities=len(graph.entities),
+          relations=len(graph.relations))
+    try:
+        from kgkit.communities import assign_communities, detect_communities
+    except ImportError:
+        assign_communities = detect_communities = None  # type: ignore[assignment]
+    if detect_communities is not None:
+        t = time.perf_counter()
+        graph = assign_communities(graph, detect_communities(graph, seed=0))
+        _emit(step="communities", seconds=round(time.perf_counter() - t, 3))
+    t = time.perf_counter()
+    io.save_graph(graph, work / "graph.json")
+    _emit(step="save", seconds=round(time.perf_counter() - t, 3))
+    t = time.perf_counter()
+    export_graph(graph, "graphml", work / "graph.graphml")
+    _emit(step="graphml", seconds=round(time.perf_counter() - t, 3),
+          mb=round((work / "graph.graphml").stat().st_size / 1e6, 1))
+    try:
+        from kgkit.topology import neighbourhood, topology
+    except ImportError:
+        return
+    t = time.perf_counter()
+    topology(graph, limit=20)
+    _emit(step="topology", seconds=round(time.perf_counter() - t, 3))
+    ids = graph.entities.sort_values(["degree", "id"], ascending=[False, True])["id"].tolist()
+    sample = ids[:: max(1, len(ids) // 20)][:20]
+    neighbourhood(graph, sample[0], depth=2)  # the first query builds the adjacency index
+    times = []
+    for eid in sample:
+        t = time.perf_counter()
+        neighbourhood(graph, eid, depth=2, limit=50)
+        times.append(time.perf_counter() - t)
+    times.sort()
+    _emit(step="query", seconds=round(times[len(times) // 2], 5), max_seconds=round(times[-1], 5), queries=len(times))
+
+
+def _run_steps(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Run a driver; collect its JSON lines by step (a timeout keeps what finished)."""
+    steps: dict[str, dict[str, Any]] = {}
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+        out, err, code = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err, code = "", None
+        steps["_timeout"] = {"seconds": timeout}
+    for line in out.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            steps[row.pop("step")] = row
+    if code not in (0, None):
+        steps["_error"] = {"stderr": err[-2000:]}
+    return steps
+
+
+def ensure_sift_venv(venv: Path) -> Path:
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "sift-kg==0.9.0", "typer==0.28.0", "scipy"], check=True)
+    return python
+
+
+def ensure_dataset(n: int, root: Path) -> Path:
+    folder = root / f"n{n}"
+    if not (folder / "extractions").is_dir():
+        subprocess.run([sys.executable, str(GEN), "--n", str(n), "--out", str(folder)], check=True)
+    return folder
+
+
+def measure(n: int, data_root: Path, sift_python: Path, *, sift_steps: list[str], timeout: float) -> dict[str, Any]:
+    data = ensure_dataset(n, data_root)
+    with tempfile.TemporaryDirectory(prefix=f"kgkit-bench-{n}-") as tmp:
+        kg_work, sift_work = Path(tmp) / "kgkit", Path(tmp) / "sift"
+        kg_work.mkdir()
+        sift_work.mkdir()
+        (sift_work / "extractions").symlink_to((data / "extractions").resolve())
+        kg = _run_steps([sys.executable, __file__, "--kgkit-driver", str(data), str(kg_work)], timeout)
+        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+            fh.write(SIFT_DRIVER)
+        try:
+            sift = _run_steps([str(sift_python), fh.name, str(sift_work), ",".join(sift_steps)], timeout, env)
+        finally:
+            os.unlink(fh.name)
+    return {"n": n, "kgkit": kg, "sift": sift, "sift_steps": sift_steps}
+
+
+def _s(steps: dict[str, Any], name: str) -> float | None:
+    return steps.get(name, {}).get("seconds")
+
+
+def table(result: dict[str, Any]) -> str:
+    kg, sift = result["kgkit"], result["sift"]
+    kg_build = sum(_s(kg, k) or 0.0 for k in ("read", "build", "communities", "save"))
+    kg_peak = max((v.get("rss_mb", 0) for v in kg.values()), default=0)
+    sift_peak = max((v.get("rss_mb", 0) for v in sift.values()), default=0)
+
+    def fmt(v: float | None, unit: str = "s") -> str:
+        if v is None:
+            return "-"
+        return f"{v * 1000:.2f} ms" if unit == "ms" else f"{v:.2f} s"
+
+    def ratio(a: float | None, b: float | None) -> str:
+        return f"{b / a:.1f}x" if a and b else "-"
+
+    def missing(step: str) -> str:
+        if step in sift:
+            return fmt(_s(sift, step), "ms" if step == "query" else "s")
+        if step not in result["sift_steps"]:
+            return "skipped"
+        return f"> {sift['_timeout']['seconds']:.0f} s (timed out)" if "_timeout" in sift else "failed"
+
+    rows = [
+        ("build: read + build (kgkit) / run_build (sift-kg)", fmt((_s(kg, "read") or 0) + (_s(kg, "build") or 0)),
+         fmt(_s(sift, "build")), ratio((_s(kg, "read") or 0) + (_s(kg, "build") or 0), _s(sift, "build"))),
+        ("build like `sift build` (kgkit: + communities + save graph.json)", fmt(kg_build), fmt(_s(sift, "build")),
+         ratio(kg_build, _s(sift, "build"))),
+        ("peak RSS after build", f"{kg.get('build', {}).get('rss_mb', 0):.0f} MB",
+         f"{sift.get('build', {}).get('rss_mb', 0):.0f} MB", "-"),
+        ("GraphML export", fmt(_s(kg, "graphml")), missing("graphml"), ratio(_s(kg, "graphml"), _s(sift, "graphml"))),
+        ("topology summary", fmt(_s(kg, "topology")), missing("topology"), ratio(_s(kg, "topology"), _s(sift, "topology"))),
+        ("neighbourhood query depth 2 (median of 20)", fmt(_s(kg, "query"), "ms"), missing("query"),
+         ratio(_s(kg, "query"), _s(sift, "query"))),
+        ("peak RSS, whole run", f"{kg_peak:.0f} MB", f"{sift_peak:.0f} MB", "-"),
+        ("entities / relations", f"{kg.get('build', {}).get('entities')} / {kg.get('build', {}).get('relations')}",
+         f"{sift.get('build', {}).get('entities')} / {sift.get('build', {}).get('relations')}", "-"),
+    ]
+    lines = [f"### n = {result['n']}", "", "| step | kgkit | sift-kg 0.9.0 | sift-kg / kgkit |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    for tool, steps in (("kgkit", kg), ("sift-kg", sift)):
+        if "_error" in steps:
+            lines.append(f"\n{tool} failed: {steps['_error']['stderr'][-400:]}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--kgkit-driver"]:
+        kgkit_driver(Path(argv[1]), Path(argv[2]))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, nargs="*", default=[2000, 20000])
+    ap.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "kgkit-bench-data")
+    ap.add_argument("--sift-venv", type=Path, default=Path("/tmp/siftkg-venv"))
+    ap.add_argument("--sift-graphml-max", type=int, default=2000, help="largest n for sift-kg's GraphML export (265 s at n2000)")
+    ap.add_argument("--sift-topology-max", type=int, default=2000, help="largest n for sift-kg's topology")
+    ap.add_argument("--sift-timeout", type=float, default=1200.0, help="seconds per tool and data set")
+    ap.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = ap.parse_args(argv)
+    if not GEN.exists():
+        print(f"skipped: {GEN} not found (the shared benchmark generator lives in ../shared/bench)")
+        return 0
+    sift_python = ensure_sift_venv(args.sift_venv)
+    results = []
+    for n in args.n:
+        steps = ["build", "query"]
+        steps += ["topology"] if n <= args.sift_topology_max else []
+        steps += ["graphml"] if n <= args.sift_graphml_max else []
+        started = time.perf_counter()
+        result = measure(n, args.data, sift_python, sift_steps=steps, timeout=args.sift_timeout)
+        result["wall_s"] = round(time.perf_counter() - started, 1)
+        results.append(result)
+        print(table(result) + "\n", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
