@@ -96,7 +96,8 @@ class RunResult:
 
     def summary(self) -> dict[str, Any]:
         stats = self.cache.stats
-        llm = {} if self.ledger is None else {"llm": self.ledger.summary()}
+        llm = {} if self.ledger is None else {"llm": self.ledger.summary(),
+                                              "llm_costs": self.cost_report().to_dict("records")}
         return {**llm,
             "documents_ok": len(self.documents),
             "documents_failed": len(self.errors),

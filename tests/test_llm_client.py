@@ -1,0 +1,196 @@
+"""LLMClient: parsing, re-asks, failures as answers (timeout, 429, provider, invalid), prices, request cache,
+the sync API inside a running loop, rate limits. Every provider is a fake; nothing touches the network."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from pydantic import BaseModel, field_validator
+
+from kgkit.cache import Cache
+from kgkit.llm import BudgetLedger, FakeClock, LLMClient, LLMSettings, RateLimiter, UnknownPrice, backoff_delay
+from kgkit.llm.client import import_litellm
+from kgkit.llm.fake import QueuedCompletion
+
+litellm = import_litellm()
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+MESSAGES = [{"role": "user", "content": "Who wrote the notes?"}]
+
+
+class Name(BaseModel):
+    name: str
+
+    @field_validator("name")
+    @classmethod
+    def _capitalised(cls, value: str) -> str:
+        if not value[:1].isupper():
+            raise ValueError("the name must start with a capital letter")
+        return value
+
+
+def make(queue, *, cache=None, clock=None, **kwargs) -> tuple[LLMClient, QueuedCompletion]:
+    fake = QueuedCompletion(queue)
+    clock = clock or FakeClock()
+    client = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, ledger=kwargs.pop("ledger", BudgetLedger(1.0)),
+                       completion=fake, cache=cache, sleep=clock.sleep, rng=random.Random(7),
+                       settings=kwargs.pop("settings", LLMSettings(mode="json", max_tokens=256)), **kwargs)
+    return client, fake
+
+
+def test_parses_a_valid_answer_and_meters_it():
+    client, fake = make(['{"name": "Ada"}'])
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.value.name == "Ada" and answer.error is None and answer.attempts == 1
+    assert answer.prompt_tokens > 0 and answer.completion_tokens > 0
+    assert answer.cost_usd == pytest.approx(answer.prompt_tokens * 1e-6 + answer.completion_tokens * 2e-6)
+    assert client.ledger.spent_usd == pytest.approx(answer.cost_usd)
+    assert fake.calls[0]["max_tokens"] == 256 and fake.calls[0]["temperature"] == 0.0
+
+
+def test_reasks_with_the_validation_error_then_succeeds():
+    client, fake = make(['{"name": "ada"}', '{"name": "Ada"}'])
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.value.name == "Ada" and answer.attempts == 2
+    reask = fake.calls[1]["messages"]
+    assert "capital letter" in reask[-1]["content"]  # instructor re-asks with pydantic's message
+    assert len(client.ledger.charges) == 2  # each attempt reserved and settled on its own
+
+
+def test_output_still_invalid_after_reasks_is_an_error_and_not_cached(tmp_path):
+    cache = Cache(tmp_path)
+    client, fake = make(['{"name": "ada"}', "not json", '{"nam": "Ada"}'], cache=cache)
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.value is None and answer.error.startswith("invalid output after 2 re-asks")
+    assert len(fake.calls) == 3 and answer.cost_usd > 0
+    assert cache.info()["entries"] == 0
+    fake.queue.append('{"name": "Ada"}')
+    assert client.ask_sync(MESSAGES, Name, stage="demo").value.name == "Ada"  # a re-run asks again
+
+
+def test_timeout_is_retried_with_backoff_then_succeeds():
+    clock = FakeClock()
+    timeout = litellm.Timeout("slow", model="m", llm_provider="openai")
+    client, fake = make([timeout, '{"name": "Ada"}'], clock=clock)
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.value.name == "Ada" and len(fake.calls) == 2
+    assert clock.sleeps == [backoff_delay(0, rng=random.Random(7))]  # deterministic jitter, no real sleep
+    assert client.ledger.summary()["estimated"] == 1  # a timed-out request may be billed: its worst case is charged
+
+
+def test_rate_limit_429_backs_off_then_becomes_an_error_record():
+    clock = FakeClock()
+    err = litellm.RateLimitError("429 slow down", llm_provider="openai", model="m")
+    client, fake = make([err] * 4, clock=clock)
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.value is None and answer.error.startswith("rate limited (429)")
+    assert len(fake.calls) == 4 and len(clock.sleeps) == 3
+    assert clock.sleeps[0] < clock.sleeps[1] < clock.sleeps[2]  # exponential
+    assert client.ledger.spent_usd == 0 and client.ledger.reserved_usd == 0  # 429s are not billed
+
+
+def test_provider_error_is_not_retried():
+    err = litellm.BadRequestError("bad request", model="m", llm_provider="openai")
+    client, fake = make([err, '{"name": "Ada"}'])
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.error.startswith("provider error: BadRequestError") and len(fake.calls) == 1
+
+
+def test_unknown_model_price_is_refused_unless_priced_or_free():
+    with pytest.raises(UnknownPrice, match="--price-in"):
+        LLMClient("kgkit-test/unlisted")
+    assert LLMClient("kgkit-test/unlisted", price_in=0.1, price_out=0.2).price.source == "explicit"
+    assert LLMClient("ollama/not-in-the-map", free=True).price.free
+    assert LLMClient("openai/gpt-4o-mini").price.source == "litellm"
+
+
+def test_response_is_kept_when_its_cost_cannot_be_computed():
+    async def no_usage(**kwargs):
+        response = await litellm.acompletion(model="openai/x", messages=kwargs["messages"], mock_response='{"name": "Ada"}')
+        response.usage = None
+        return response
+
+    ledger = BudgetLedger(cap_usd=1.0)
+    client = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, ledger=ledger, completion=no_usage,
+                       settings=LLMSettings(mode="json", max_tokens=256))
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.value.name == "Ada"
+    [charge] = ledger.charges
+    assert charge.estimated and charge.cost_usd > 0 and answer.cost_usd == charge.cost_usd  # worst case charged
+
+
+def test_request_cache_identical_rerun_makes_no_call(tmp_path):
+    cache = Cache(tmp_path)
+    client, fake = make(['{"name": "Ada"}'], cache=cache)
+    first = client.ask_sync(MESSAGES, Name, stage="demo")
+    again, fake2 = make([], cache=Cache(tmp_path))  # a new process: same cache folder, nothing queued
+    second = again.ask_sync(MESSAGES, Name, stage="demo")
+    assert second.value.name == first.value.name and second.cached and fake2.calls == []
+    assert second.cost_usd == first.cost_usd and again.ledger.spent_usd == 0
+    assert again.ledger.summary()["stages"]["demo"]["cached"] == 1
+
+
+def test_request_key_follows_model_messages_schema_and_parameters():
+    client, _ = make([])
+    key = client.request_key(MESSAGES, Name)
+    assert key == make([])[0].request_key(MESSAGES, Name)
+    assert key != client.request_key([{"role": "user", "content": "Who else?"}], Name)
+
+    class Other(BaseModel):
+        person: str
+
+    assert key != client.request_key(MESSAGES, Other)
+    assert key != make([], settings=LLMSettings(mode="json", max_tokens=512))[0].request_key(MESSAGES, Name)
+    priced = LLMClient("kgkit-test/other", price_in=1.0, price_out=2.0, settings=LLMSettings(mode="json", max_tokens=256))
+    assert key != priced.request_key(MESSAGES, Name)
+
+
+def test_sync_api_works_inside_a_running_event_loop():
+    client, _ = make(['{"name": "Ada"}'])
+
+    async def notebook_cell():
+        asyncio.get_running_loop()  # as in Jupyter / marimo
+        return client.ask_sync(MESSAGES, Name, stage="demo")
+
+    assert asyncio.run(notebook_cell()).value.name == "Ada"
+
+
+def test_async_api_runs_requests_concurrently_within_the_semaphore():
+    in_flight, peak = 0, 0
+
+    async def slow(**kwargs):
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        return await litellm.acompletion(model="openai/x", messages=kwargs["messages"], mock_response='{"name": "Ada"}')
+
+    client = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, completion=slow, max_concurrency=3,
+                       settings=LLMSettings(mode="json"))
+
+    async def many():
+        return await asyncio.gather(*(client.ask([{"role": "user", "content": f"q{i}"}], Name, stage="s") for i in range(9)))
+
+    answers = asyncio.run(many())
+    assert all(a.value for a in answers) and peak == 3
+
+
+def test_rate_limiter_spaces_requests_and_tokens_with_an_injected_clock():
+    clock = FakeClock()
+    limiter = RateLimiter(rpm=2, tpm=100, clock=clock, sleep=clock.sleep)
+
+    async def go():
+        await limiter.acquire(tokens=60)
+        await limiter.acquire(tokens=60)  # 120 tokens > 100 per minute: waits for the window
+        await limiter.acquire(tokens=10)
+
+    asyncio.run(go())
+    assert clock.sleeps == [60.0] and clock.now == 60.0
+
+
+def test_budget_refusal_is_an_error_answer():
+    client, fake = make(['{"name": "Ada"}'], ledger=BudgetLedger(cap_usd=1e-6))
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.error.startswith("budget:") and fake.calls == [] and client.ledger.refused == 1
