@@ -2,8 +2,13 @@
 
 Entities merge when their type and normalised name agree (kgkit.names.entity_id); relations merge when
 their endpoints, type and polarity agree, and count their support. A mention seen twice because chunks
-overlap counts once (same document span). Ids and row order are deterministic: same input -> same graph,
-byte for byte once saved.
+overlap counts once (same document span). Ids and row order are deterministic: same input (in any
+document order) -> same graph, byte for byte once saved.
+
+The build is vectorised: one lean pass turns the pydantic records into mention rows, then every merge is a
+pandas groupby / numpy operation (no Python loop per entity or relation group). Domain rules come from
+kgkit.postprocess (direction repair, flags), applied to the mentions; single-valued relation types are
+then resolved by kgkit.temporal (a newer fact invalidates an older one, never deletes it).
 
 >>> from kgkit.domain import parse_domain
 >>> from kgkit.types import *
@@ -19,127 +24,241 @@ byte for byte once saved.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from hashlib import sha256 as _rid
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kgkit.domain import Domain
-from kgkit.extract import provenance_of
-from kgkit.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table
+from kgkit.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table, relation_id
 from kgkit.names import entity_id
+from kgkit.postprocess import LOW_CONFIDENCE, combined_codes, relation_flags, reversed_mask
 from kgkit.stage import stage
-from kgkit.types import DocumentExtraction, short_hash
+from kgkit.temporal import resolve_conflicts
+from kgkit.types import DocumentExtraction
 
-LOW_CONFIDENCE = 0.5  # relations whose combined confidence is below this are flagged low_confidence
+__all__ = ["LOW_CONFIDENCE", "build_graph", "relation_id"]
 
-
-def relation_id(source: str, relation_type: str, target: str, negated: bool = False) -> str:
-    """Stable relation id from endpoints, type and polarity."""
-    return "rel:" + short_hash(source, relation_type, target, "neg" if negated else "pos")
-
-
-def _most_common(values: pd.Series) -> str:
-    """Most frequent value; ties broken by the value itself, so the choice is deterministic."""
-    counts = values.value_counts()
-    top = counts[counts == counts.max()].index
-    return str(sorted(top)[0])
+_PROV = ["document_id", "chunk_id", "start", "end", "evidence", "extractor_id", "model", "prompt_hash"]
+_ENT_COLS = ["item_id", "surface", "type", "confidence", *_PROV]
+_REL_COLS = ["source", "target", "source_name", "target_name", "source_type", "target_type", "type", "predicate",
+             "negated", "confidence", "valid_at", "invalid_at", *_PROV]
 
 
-def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    ents: list[dict[str, Any]] = []
-    rels: list[dict[str, Any]] = []
+def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> tuple[list[tuple], list[tuple]]:
+    """One tuple per entity / relation mention (the only per-mention Python loop; ids memoised per name)."""
+    ents: list[tuple] = []
+    rels: list[tuple] = []
+    ids: dict[tuple[str, str], tuple[str, str]] = {}
+    canonical = domain.canonical_names
+
+    def ident(name: str, typ: str) -> tuple[str, str]:
+        hit = ids.get((typ, name))
+        if hit is None:
+            canon = canonical.get(name, name)
+            hit = ids[(typ, name)] = (canon, entity_id(typ, canon))
+        return hit
+
     for doc in extractions:
         for where in doc.chunks:
-            if where.error is not None:
+            ext = where.extraction
+            if ext.error is not None:
                 continue
-            for ent in where.extraction.entities:
-                name = domain.canonical_name(ent.name)
-                prov = provenance_of(ent, where)
-                ents.append({"item_id": entity_id(ent.type, name), "surface": name, "type": ent.type,
-                             "confidence": ent.confidence, **prov.model_dump()})
-            for rel in where.extraction.relations:
-                src_name, dst_name = domain.canonical_name(rel.source), domain.canonical_name(rel.target)
-                src_t, dst_t = rel.source_type, rel.target_type
-                src, dst = entity_id(src_t, src_name), entity_id(dst_t, dst_name)
+            doc_id, chunk_id, off = where.document_id, where.chunk_id, where.chunk_start
+            tail = (ext.extractor_id, ext.model, ext.prompt_hash)
+            for e in ext.entities:
+                name, eid = ident(e.name, e.type)
+                span = e.span
+                ents.append((eid, name, e.type, e.confidence, doc_id, chunk_id,
+                             None if span is None else span.start + off, None if span is None else span.end + off,
+                             None, *tail))
+            for r in ext.relations:
+                src_name, src = ident(r.source, r.source_type)
+                dst_name, dst = ident(r.target, r.target_type)
                 if src == dst:
                     continue
-                spec = domain.relation_types.get(rel.type)
-                if spec is not None and spec.symmetric and dst < src:  # one direction for symmetric types
-                    src, dst, src_name, dst_name, src_t, dst_t = dst, src, dst_name, src_name, dst_t, src_t
-                prov = provenance_of(rel, where)
-                rels.append({
-                    "item_id": relation_id(src, rel.type, dst, rel.negated), "source": src, "target": dst,
-                    "source_name": src_name, "target_name": dst_name, "source_type": src_t, "target_type": dst_t,
-                    "type": rel.type, "predicate": rel.predicate, "negated": rel.negated,
-                    "confidence": rel.confidence, "valid_at": rel.valid_at, "invalid_at": rel.invalid_at,
-                    **prov.model_dump(),
-                })
+                span = r.evidence_span
+                rels.append((src, dst, src_name, dst_name, r.source_type, r.target_type, r.type, r.predicate,
+                             r.negated, r.confidence, r.valid_at, r.invalid_at, doc_id, chunk_id,
+                             None if span is None else span.start + off, None if span is None else span.end + off,
+                             r.evidence, *tail))
     return ents, rels
 
 
-def _dedupe_spans(df: pd.DataFrame) -> pd.DataFrame:
+_FLOAT = {"confidence"}
+_BOOL = {"negated"}
+
+
+def _obj(values: Any) -> pd.Series:
+    """An object Series (pandas 3 would otherwise infer its arrow-backed str dtype, then convert back).
+    Lists stay whole cells (aliases), never broadcast."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return pd.Series(values, dtype=object, copy=False)
+    return pd.Series(list(values), dtype=object)
+
+
+def _frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
+    """Rows -> a DataFrame of plain object columns (no per-cell string inference), floats and bools typed."""
+    cols = list(zip(*rows)) if rows else [()] * len(columns)
+    data: dict[str, Any] = {}
+    for name, values in zip(columns, cols):
+        if name in _FLOAT:
+            data[name] = np.fromiter(values, dtype=float, count=len(rows))
+        elif name in _BOOL:
+            data[name] = np.fromiter(values, dtype=bool, count=len(rows))
+        else:
+            data[name] = _obj(values)
+    return pd.DataFrame(data, copy=False)
+
+
+def _swap(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """Swap the source and target columns where mask is set."""
+    if not mask.any():
+        return df
+    df = df.copy()
+    a = ["source", "source_name", "source_type"]
+    b = ["target", "target_name", "target_type"]
+    df.loc[mask, a + b] = df.loc[mask, b + a].to_numpy()
+    return df
+
+
+def _dedupe_spans(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     """Drop repeats of one mention seen in two overlapping chunks (same item, document and span)."""
     spanned = df["start"].notna()
-    once = df[spanned].drop_duplicates(["item_id", "document_id", "start", "end"])
+    once = df[spanned].drop_duplicates([*key, "document_id", "start", "end"])
     return pd.concat([once, df[~spanned]], ignore_index=True)
 
 
+def _factor(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted integer codes (-1 for missing) and the sorted distinct values (Python order, as sorted())."""
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def _top(keys: np.ndarray, values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per integer key, the most frequent non-missing value; ties go to the smallest value (deterministic).
+    Returns (keys that have a value, their value)."""
+    vcode, vals = _factor(values)
+    keep = vcode >= 0
+    if not keep.any():
+        return np.zeros(0, np.int64), np.zeros(0, object)
+    combo, counts = np.unique(keys[keep] * len(vals) + vcode[keep], return_counts=True)
+    uk, uv = combo // len(vals), combo % len(vals)
+    order = np.lexsort((uv, -counts, uk))
+    uk, uv = uk[order], uv[order]
+    first = np.r_[True, uk[1:] != uk[:-1]]
+    return uk[first], vals[uv[first]]
+
+
+def _extreme(keys: np.ndarray, values: Any, n: int, how: str) -> np.ndarray:
+    """Per integer key in range(n), the min or max of text values (ISO times) or None, via sorted codes
+    (pandas' groupby min/max on text falls back to one Python call per group)."""
+    out = np.full(n, None, dtype=object)
+    vcode, vals = _factor(values)
+    keep = vcode >= 0
+    if keep.any():
+        best = pd.Series(vcode[keep]).groupby(keys[keep], sort=False).agg(how)
+        out[best.index.to_numpy()] = vals[best.to_numpy()]
+    return out
+
+
+def _fill(n: int, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    out = np.full(n, None, dtype=object)
+    out[keys] = values
+    return out
+
+
+def _lists(keys: np.ndarray, values: np.ndarray) -> dict[Any, list[Any]]:
+    """Group values (already sorted by key) into lists per key, with numpy splits instead of a groupby loop."""
+    if len(keys) == 0:
+        return {}
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return dict(zip(keys[starts].tolist(), (chunk.tolist() for chunk in np.split(values, starts[1:]))))
+
+
 def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
-    # endpoints named only by a relation still become entities (an LLM may relate what it did not list)
-    ends = pd.concat([
-        rels[["source", "source_name", "source_type"]].set_axis(["item_id", "surface", "type"], axis=1),
-        rels[["target", "target_name", "target_type"]].set_axis(["item_id", "surface", "type"], axis=1),
-    ], ignore_index=True) if len(rels) else pd.DataFrame(columns=["item_id", "surface", "type"])
-    missing = ends[~ends["item_id"].isin(set(ents["item_id"]))].drop_duplicates("item_id")
-    rows = []
-    for item, group in ents.groupby("item_id", sort=True):
-        name = _most_common(group["surface"])
-        rows.append({"id": item, "name": name, "type": group["type"].iloc[0],
-                     "aliases": sorted(set(group["surface"]) - {name}), "mentions": len(group),
-                     "documents": group["document_id"].nunique(), "confidence": float(group["confidence"].max()),
-                     "identity": "derived"})
-    for row in missing.itertuples(index=False):
-        rows.append({"id": row.item_id, "name": row.surface, "type": row.type, "aliases": [], "mentions": 0,
-                     "documents": 0, "confidence": 0.0, "identity": "derived"})
-    if not rows:
+    """One row per entity id. Endpoints named only by a relation still become entities (an LLM may relate
+    what it did not list): named by their most common surface form there, with 0 mentions."""
+    end_ids = np.concatenate([rels["source"].to_numpy(), rels["target"].to_numpy()])
+    codes, ids = _factor(np.concatenate([ents["item_id"].to_numpy(), end_ids]))
+    n, m = len(ids), len(ents)
+    if n == 0:
         return empty_table(ENTITY_COLUMNS)
-    table = pd.DataFrame(rows).sort_values("id", kind="stable").reset_index(drop=True)
-    degree = pd.concat([rels["source"], rels["target"]]).value_counts() if len(rels) else pd.Series(dtype="int64")
-    table["degree"] = table["id"].map(degree).fillna(0).astype("int64")
-    return table
+    ecode, xcode = codes[:m], codes[m:]
+    mentions = np.bincount(ecode, minlength=n)
+    doc_code = _factor(ents["document_id"].to_numpy())[0]
+    pairs = np.unique(ecode * (doc_code.max(initial=0) + 1) + doc_code)
+    documents = np.bincount(pairs // (doc_code.max(initial=0) + 1), minlength=n)
+    confidence = np.zeros(n)
+    if m:
+        best = pd.Series(ents["confidence"].to_numpy(float)).groupby(ecode, sort=False).max()
+        confidence[best.index.to_numpy()] = best.to_numpy()
+    types = np.empty(n, dtype=object)
+    types[xcode] = np.concatenate([rels["source_type"].to_numpy(), rels["target_type"].to_numpy()])
+    types[ecode] = ents["type"].to_numpy()
+    names = _fill(n, *_top(ecode, ents["surface"].to_numpy()))
+    unseen = mentions[xcode] == 0
+    end_names = np.concatenate([rels["source_name"].to_numpy(), rels["target_name"].to_numpy()])
+    k, v = _top(xcode[unseen], end_names[unseen])
+    names[k] = v
+    # aliases: the other surface forms of the entity's own mentions, sorted
+    scode, surfaces = _factor(ents["surface"].to_numpy())
+    combo = np.unique(ecode * len(surfaces) + scode) if m else np.zeros(0, np.int64)
+    akey, aval = combo // max(len(surfaces), 1), surfaces[combo % max(len(surfaces), 1)] if m else np.zeros(0, object)
+    other = aval != names[akey]
+    aliases = _lists(akey[other], aval[other])
+    table = pd.DataFrame({
+        "id": _obj(ids), "name": _obj(names), "type": _obj(types),
+        "aliases": _obj([aliases.get(i, []) for i in range(n)]), "mentions": mentions.astype(np.int64),
+        "documents": documents.astype(np.int64), "confidence": confidence, "identity": "derived", "degree": 0,
+        "community": None,
+    })
+    return table[list(ENTITY_COLUMNS)]
 
 
-def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | None) -> pd.DataFrame:
+def _learned(rels: pd.DataFrame, learned_at: str | Mapping[str, str] | None) -> np.ndarray:
+    """Per relation mention, when the graph learned it (one time for the run, or one per document)."""
+    if learned_at is None or isinstance(learned_at, str):
+        return np.full(len(rels), learned_at, dtype=object)
+    return rels["document_id"].map(dict(learned_at)).to_numpy(dtype=object)
+
+
+def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mapping[str, str] | None) -> pd.DataFrame:
     if rels.empty:
         return empty_table(RELATION_COLUMNS)
-    rows = []
-    for item, group in rels.groupby("item_id", sort=True):
-        first = group.iloc[0]
-        conf = float(1.0 - np.prod(1.0 - group["confidence"].clip(0, 1).to_numpy()))
-        best = group.sort_values(["confidence", "document_id", "start"], ascending=[False, True, True], kind="stable").iloc[0]
-        preds = group["predicate"].dropna()
-        valid = group["valid_at"].dropna()
-        invalid = group["invalid_at"].dropna()
-        flags = []
-        if conf < LOW_CONFIDENCE:
-            flags.append("low_confidence")
-        if not domain.allows(first["type"], first["source_type"], first["target_type"]):
-            flags.append("signature_violation")
-        spec = domain.relation_types.get(first["type"])
-        if spec is not None and spec.review_required:
-            flags.append("review_required")
-        if bool(first["negated"]):
-            flags.append("negated")
-        rows.append({
-            "id": item, "source": first["source"], "target": first["target"], "type": first["type"],
-            "predicate": _most_common(preds) if len(preds) else None, "negated": bool(first["negated"]),
-            "confidence": round(conf, 6), "support": len(group), "evidence": best["evidence"],
-            "valid_at": min(valid) if len(valid) else None, "invalid_at": max(invalid) if len(invalid) else None,
-            "created_at": learned_at, "expired_at": None, "flags": flags,
-        })
-    return pd.DataFrame(rows)
+    code, ids = _factor(rels["item_id"].to_numpy())
+    n = len(ids)
+    conf = rels["confidence"].to_numpy(float)
+    start = rels["start"].astype("float64").fillna(np.inf).to_numpy()
+    # within each relation: most confident mention first (its evidence is shown), then document and offset
+    order = np.lexsort((start, _factor(rels["document_id"].to_numpy())[0], -conf, code))
+    r = rels.iloc[order]
+    c = code[order]
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    col = {name: r[name].to_numpy()[starts] for name in ("source", "target", "type", "negated", "source_type",
+                                                       "target_type")}
+    evidence = r["evidence"].to_numpy()
+    has = np.flatnonzero(pd.notna(evidence))
+    first_has = np.unique(c[has], return_index=True)
+    out = pd.DataFrame({
+        "id": _obj(ids), **{k: _obj(v) for k, v in col.items() if k != "negated"},
+        "negated": col["negated"].astype(bool),
+        "predicate": _obj(_fill(n, *_top(c, r["predicate"].to_numpy()))),
+        "support": np.diff(np.r_[starts, len(c)]).astype(np.int64),
+        "confidence": [round(float(x), 6) for x in 1.0 - np.multiply.reduceat(1.0 - np.clip(conf[order], 0, 1), starts)],
+        "evidence": _obj(_fill(n, first_has[0], evidence[has[first_has[1]]])),
+        "valid_at": _obj(_extreme(c, r["valid_at"].to_numpy(), n, "min")),
+        "invalid_at": _obj(_extreme(c, r["invalid_at"].to_numpy(), n, "max")),
+        "created_at": _obj(_extreme(c, _learned(r, learned_at), n, "min")),
+        "expired_at": _obj(np.full(n, None, dtype=object)),
+        "direction_repaired": np.logical_or.reduceat(r["direction_repaired"].to_numpy(bool), starts),
+    })
+    out["flags"] = relation_flags(out, domain)
+    return out[list(RELATION_COLUMNS)]
 
 
 def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
@@ -148,31 +267,82 @@ def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
     if not parts:
         return empty_table(PROVENANCE_COLUMNS)
     table = pd.concat(parts, ignore_index=True)
-    order = table.assign(_s=table["start"].fillna(-1))
-    order = order.sort_values(["kind", "item_id", "document_id", "_s", "chunk_id"], kind="stable")
-    return order[cols].reset_index(drop=True)
+    keys = [_factor(table[k].to_numpy())[0] for k in ("kind", "item_id", "document_id")]
+    start = table["start"].astype("float64").fillna(-1).to_numpy()
+    order = np.lexsort((_factor(table["chunk_id"].to_numpy())[0], start, *keys[::-1]))
+    return table.iloc[order].reset_index(drop=True)
 
 
-@stage(version="1")
+def _relation_mentions(rows: list[tuple], domain: Domain, repair: bool) -> pd.DataFrame:
+    """Relation mention rows with symmetric types ordered, reversed ones repaired, and ids."""
+    rels = _frame(rows, _REL_COLS)
+    symmetric = [name for name, spec in domain.relation_types.items() if spec.symmetric]
+    rels = _swap(rels, (rels["type"].isin(symmetric) & (rels["target"] < rels["source"])).to_numpy())
+    flip = reversed_mask(rels, domain) if repair else np.zeros(len(rels), dtype=bool)
+    rels = _swap(rels, flip)
+    rels["direction_repaired"] = flip
+    codes = combined_codes(*(rels[k].to_numpy(dtype=object) for k in ("source", "type", "target", "negated")))
+    _, first = np.unique(codes, return_index=True)
+    uniques = rels[["source", "type", "target", "negated"]].to_numpy(dtype=object)[first]
+    ids = np.empty(len(uniques), dtype=object)
+    ids[:] = [_rid(f"{s}\x1f{t}\x1f{d}\x1f{'neg' if n else 'pos'}".encode()).hexdigest()[:16] for s, t, d, n in uniques]
+    ids = "rel:" + ids  # the same ids as kgkit.graph.relation_id, without a function call per relation
+    rels["item_id"] = _obj(ids[codes])
+    return rels
+
+
+@stage(version="2")
 def build_graph(
-    extractions: Sequence[DocumentExtraction], *, domain: Domain, learned_at: str | None = None
+    extractions: Sequence[DocumentExtraction],
+    *,
+    domain: Domain,
+    learned_at: str | Mapping[str, str] | None = None,
+    repair: bool = True,
+    resolve: bool = True,
 ) -> Graph:
-    """Merge document extractions into one Graph. `learned_at` (ISO time, passed in: stages never read the
-    clock) becomes the relations' created_at. Entities without relations are kept."""
+    """Merge document extractions into one Graph. Entities without relations are kept.
+
+    - `learned_at` (ISO time, passed in: stages never read the clock) becomes the relations' created_at:
+      one time for the whole input, or a mapping document id -> time (a relation gets the earliest time of
+      the documents that support it). None leaves created_at empty ("always known").
+    - `repair` (default on): relations extracted the wrong way round for their type's signatures are
+      flipped and flagged ``direction_repaired`` (kgkit.postprocess); their type never changes.
+    - `resolve` (default on): single-valued relation types are resolved in world/graph time
+      (kgkit.temporal.resolve_conflicts): an older fact is invalidated, never deleted.
+    """
+    with _gc_paused():
+        graph = _build(extractions, domain, learned_at, repair)
+    return resolve_conflicts(graph, domain=domain) if resolve else graph
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building: the build allocates many small acyclic objects
+    (mention rows), and each full collection would walk every record of the input (~30% of build time).
+    The previous state is restored, also on error."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _build(extractions: Sequence[DocumentExtraction], domain: Domain, learned_at: str | Mapping[str, str] | None,
+           repair: bool) -> Graph:
     ent_rows, rel_rows = _mention_rows(extractions, domain)
-    prov_cols = list(PROVENANCE_COLUMNS)
-    ents = pd.DataFrame(ent_rows, columns=["item_id", "surface", "type", "confidence", *prov_cols[2:]])
-    rels = pd.DataFrame(rel_rows, columns=["item_id", "source", "target", "source_name", "target_name", "source_type",
-                                           "target_type", "type", "predicate", "negated", "confidence", "valid_at",
-                                           "invalid_at", *prov_cols[2:]])
-    ents, rels = _dedupe_spans(ents), _dedupe_spans(rels)
+    ents = _dedupe_spans(_frame(ent_rows, _ENT_COLS), ["item_id"])
+    rels = _dedupe_spans(_relation_mentions(rel_rows, domain, repair), ["item_id"])
     documents = pd.DataFrame(
-        [{"id": d.document_id, "path": d.path, "sha256": d.sha256, "media_type": d.media_type,
-          "chunks": len(d.chunks), "errors": len(d.errors)} for d in extractions],
+        [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions],
         columns=["id", "path", "sha256", "media_type", "chunks", "errors"],
-    ).sort_values("path", kind="stable")
+    ).sort_values(["path", "id"], kind="stable")
     extractors = sorted({c.extraction.extractor_id for d in extractions for c in d.chunks})
     meta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors, "builder": "kgkit.build/1"}
-    return Graph(entities=_entities_table(ents, rels), relations=_relations_table(rels, domain, learned_at),
-                 provenance=_provenance_table(ents, rels), documents=documents, meta=meta)
-
+    relations = _relations_table(rels, domain, learned_at)
+    entities = _entities_table(ents, rels)
+    degree = pd.concat([relations["source"], relations["target"]]).value_counts()
+    entities["degree"] = entities["id"].map(degree).fillna(0).astype("int64")
+    return Graph(entities=entities, relations=relations, provenance=_provenance_table(ents, rels),
+                 documents=documents, meta=meta)

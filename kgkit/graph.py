@@ -12,9 +12,12 @@ new values and never change the tables in place.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from kgkit.types import short_hash
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -29,6 +32,7 @@ ENTITY_COLUMNS: dict[str, str] = {
     "confidence": "float64",
     "identity": "object",  # source | derived | ephemeral
     "degree": "int64",  # relations touching it (computed at build)
+    "community": "object",  # community id ("c0", ...) once kgkit.communities has run; None before
 }
 RELATION_COLUMNS: dict[str, str] = {
     "id": "object",
@@ -73,6 +77,17 @@ TABLES = {
     "documents": DOCUMENT_COLUMNS,
 }
 LIST_COLUMNS = {"aliases", "flags"}
+OPTIONAL_COLUMNS: dict[str, dict[str, Any]] = {"entities": {"community": None}}
+"""Columns a table may be given without (older graph.json files, hand-built frames): filled with the default."""
+
+
+def relation_id(source: str, relation_type: str, target: str, negated: bool = False) -> str:
+    """Stable relation id from endpoints, type and polarity.
+
+    >>> relation_id("Person:ada", "WORKS_FOR", "Organization:acme") == relation_id("Person:ada", "WORKS_FOR", "Organization:acme")
+    True
+    """
+    return "rel:" + short_hash(source, relation_type, target, "neg" if negated else "pos")
 
 
 def empty_table(columns: dict[str, str]) -> pd.DataFrame:
@@ -80,8 +95,12 @@ def empty_table(columns: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
 
 
-def _conform(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
-    """Exactly these columns, in this order, with these dtypes (missing columns are an error)."""
+def _conform(df: pd.DataFrame, columns: dict[str, str], optional: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Exactly these columns, in this order, with these dtypes (missing columns are an error, except
+    optional ones, which get their default)."""
+    absent = {c: v for c, v in (optional or {}).items() if c not in df.columns}
+    if absent:
+        df = df.assign(**absent)
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(f"table is missing columns {missing}")
@@ -114,7 +133,7 @@ class Graph:
 
     def __post_init__(self) -> None:
         for name, columns in TABLES.items():
-            object.__setattr__(self, name, _conform(getattr(self, name), columns))
+            object.__setattr__(self, name, _conform(getattr(self, name), columns, OPTIONAL_COLUMNS.get(name)))
 
     @classmethod
     def empty(cls, meta: dict[str, Any] | None = None) -> Graph:
@@ -154,6 +173,63 @@ class Graph:
             g.add_edge(row["source"], row["target"], key=row["id"], **row)
         return g
 
+    def replace(self, **tables: Any) -> Graph:
+        """A new Graph with some tables (or meta) replaced; the others are shared, never copied or changed."""
+        fields = {"entities": self.entities, "relations": self.relations, "provenance": self.provenance,
+                  "documents": self.documents, "meta": self.meta}
+        unknown = set(tables) - set(fields)
+        if unknown:
+            raise TypeError(f"unknown Graph fields {sorted(unknown)}")
+        return Graph(**{**fields, **tables})
+
+    # ----------------------------------------------------------------- time
+
+    def as_of(self, t: str | datetime) -> Graph:
+        """The graph as it was believed at graph time `t` (ISO 8601 text or datetime): relations with
+        created_at <= t and (expired_at is None or expired_at > t). A relation without created_at counts as
+        always known. Entities carry no graph time, so all are kept (degree is recounted); provenance rows
+        of relations not believed at t are dropped. Times compare as ISO text: use one format (UTC).
+
+        >>> g = Graph.empty().replace(relations=pd.DataFrame([_rel("r1", "2024-01-01", "2024-06-01"),
+        ...     _rel("r2", "2024-06-01", None), _rel("r3", None, None)]))
+        >>> [list(g.as_of(t).relations["id"]) for t in ("2023-12-31", "2024-03-01", "2024-07-01")]
+        [['r3'], ['r1', 'r3'], ['r2', 'r3']]
+        """
+        t = _iso(t)
+        rel = self.relations
+        created, expired = rel["created_at"], rel["expired_at"]
+        known = created.isna() | (created.fillna("") <= t)
+        alive = expired.isna() | (expired.fillna("") > t)
+        return self._keep_relations((known & alive).to_numpy())
+
+    def valid_at(self, t: str | datetime) -> Graph:
+        """The relations that held in the world at `t` by what the graph knows now: (valid_at is None or
+        valid_at <= t) and (invalid_at is None or invalid_at > t). Unknown world times count as always.
+
+        >>> g = Graph.empty().replace(relations=pd.DataFrame([_rel("r1", None, None, "2001", "2005"),
+        ...     _rel("r2", None, None, "2005", None)]))
+        >>> list(g.valid_at("2003").relations["id"]), list(g.valid_at("2010").relations["id"])
+        (['r1'], ['r2'])
+        """
+        t = _iso(t)
+        rel = self.relations
+        start, end = rel["valid_at"], rel["invalid_at"]
+        held = (start.isna() | (start.fillna("") <= t)) & (end.isna() | (end.fillna("") > t))
+        return self._keep_relations(held.to_numpy())
+
+    def _keep_relations(self, mask: Any) -> Graph:
+        relations = self.relations[mask].reset_index(drop=True)
+        if len(relations) == len(self.relations):
+            return self
+        dropped = set(self.relations["id"][~mask])
+        prov = self.provenance
+        prov = prov[~((prov["kind"] == "relation") & prov["item_id"].isin(dropped))]
+        degree = pd.concat([relations["source"], relations["target"]]).value_counts()
+        entities = self.entities.assign(degree=self.entities["id"].map(degree).fillna(0).astype("int64"))
+        return self.replace(entities=entities, relations=relations, provenance=prov)
+
+    # ----------------------------------------------------------------- lookups
+
     def entity(self, entity_id: str) -> dict[str, Any]:
         """One entity row as a dict, with its provenance rows under "provenance"; KeyError if absent."""
         rows = self.entities[self.entities["id"] == entity_id]
@@ -175,3 +251,15 @@ class Graph:
     def __repr__(self) -> str:
         s = self.summary()
         return f"Graph(entities={s['entities']}, relations={s['relations']}, documents={s['documents']})"
+
+
+def _iso(t: str | datetime) -> str:
+    return t.isoformat() if isinstance(t, datetime) else str(t)
+
+
+def _rel(rid: str, created: str | None, expired: str | None, valid: str | None = None,
+         invalid: str | None = None) -> dict[str, Any]:
+    """A minimal relation row (doctests)."""
+    return {"id": rid, "source": "a", "target": "b", "type": "T", "predicate": None, "negated": False,
+            "confidence": 1.0, "support": 1, "evidence": None, "valid_at": valid, "invalid_at": invalid,
+            "created_at": created, "expired_at": expired, "flags": []}
