@@ -1,0 +1,175 @@
+"""The keyword channel: an in-memory BM25F index over two fields (title, body): OR-of-terms, per-field weighted
+and length-normalised term frequencies summed before saturation, one document-level idf, and a coordination factor (a document matching more of the query's terms ranks higher, as in Lucene's classic
+`coord`). Rows are appended (incremental) and retired (replaced or removed items); document frequencies and
+average lengths count live rows only, so an index grown by adds scores exactly like one built in one go.
+
+Chosen over SQLite FTS5 and bm25s by measurement (bench/RESULTS.md): FTS5's OR queries scored every matching
+row (p95 38 ms at 100k), bm25s cannot append; here a query touches only the posting lists of its terms.
+
+>>> k = KeywordIndex()
+>>> k.add("posix.pidfd_open", "Return a file descriptor referring to the process pid.")
+0
+>>> k.add("os.kill", "Send a signal to the process.")
+1
+>>> rows, scores, matched = k.search(["process", "pid"])
+>>> [int(r) for r in rows], [int(m) for m in matched]
+([0, 1], [2, 1])
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from kgkit.search.text import tokens
+
+FIELDS = ("title", "body")
+
+
+class _Growing:
+    """A numpy array that grows by doubling (amortised O(1) append)."""
+
+    def __init__(self, dtype: type, fill: object = 0) -> None:
+        self.data = np.full(64, fill, dtype=dtype)
+        self.fill, self.n = fill, 0
+
+    def append(self, value: object) -> None:
+        if self.n == len(self.data):
+            bigger = np.full(len(self.data) * 2, self.fill, dtype=self.data.dtype)
+            bigger[: self.n] = self.data
+            self.data = bigger
+        self.data[self.n] = value
+        self.n += 1
+
+    def view(self) -> np.ndarray:
+        return self.data[: self.n]
+
+
+class _Postings:
+    """term id -> (rows, term frequencies) for one field; lists while growing, numpy arrays when queried."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, list[int]] = {}
+        self.tfs: dict[int, list[int]] = {}
+        self.frozen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.df: Counter[int] = Counter()  # live rows containing the term
+
+    def add(self, row: int, counts: Counter[int]) -> None:
+        for term, tf in counts.items():
+            self.rows.setdefault(term, []).append(row)
+            self.tfs.setdefault(term, []).append(tf)
+            self.frozen.pop(term, None)
+            self.df[term] += 1
+
+    def retire(self, counts: Counter[int]) -> None:
+        for term in counts:
+            self.df[term] -= 1
+
+    def get(self, term: int) -> tuple[np.ndarray, np.ndarray] | None:
+        hit = self.frozen.get(term)
+        if hit is None and term in self.rows:
+            hit = self.frozen[term] = (np.asarray(self.rows[term], dtype=np.int64),
+                                       np.asarray(self.tfs[term], dtype=np.float32))
+        return hit
+
+
+class KeywordIndex:
+    """BM25F over (title, body). `weights` are the field weights; k1, b the usual BM25 constants; `coord` the
+    exponent of the fraction of query terms a row matches (0 turns it off)."""
+
+    def __init__(self, *, weights: tuple[float, float] = (2.0, 1.0), k1: float = 1.2, b: float = 0.75,
+                 coord: float = 1.0) -> None:
+        self.weights, self.k1, self.b, self.coord = weights, k1, b, coord
+        self.vocab: dict[str, int] = {}
+        self.postings = [_Postings() for _ in FIELDS]
+        self.lengths = [_Growing(np.float32) for _ in FIELDS]
+        self.total_length = [0.0 for _ in FIELDS]
+        self.alive = _Growing(np.bool_, False)
+        self.live = 0
+        self.df: Counter[int] = Counter()  # live rows containing the term in any field
+        self._counts: list[tuple[Counter[int], ...]] = []
+
+    def __len__(self) -> int:
+        return self.alive.n
+
+    def _term_counts(self, text: str) -> Counter[int]:
+        vocab = self.vocab
+        return Counter(vocab.setdefault(t, len(vocab)) for t in tokens(text))
+
+    def add(self, title: str, body: str) -> int:
+        """Append a row; returns its number."""
+        row = self.alive.n
+        counts = (self._term_counts(title), self._term_counts(body))
+        for f, c in enumerate(counts):
+            self.postings[f].add(row, c)
+            n = float(sum(c.values()))
+            self.lengths[f].append(n)
+            self.total_length[f] += n
+        self._counts.append(counts)
+        self.df.update(counts[0].keys() | counts[1].keys())
+        self.alive.append(True)
+        self.live += 1
+        return row
+
+    def retire(self, row: int) -> None:
+        """Take a row out of every statistic and result (its postings stay, masked)."""
+        if not self.alive.data[row]:
+            return
+        self.alive.data[row] = False
+        self.live -= 1
+        for f, c in enumerate(self._counts[row]):
+            self.postings[f].retire(c)
+            self.total_length[f] -= float(sum(c.values()))
+        self.df.subtract(self._counts[row][0].keys() | self._counts[row][1].keys())
+        self._counts[row] = (Counter(), Counter())
+
+    def search(self, terms: Sequence[str], *, mask: np.ndarray | None = None, limit: int = 100
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, scores, matched term counts) of the best `limit` live rows allowed by `mask`, best first.
+        Ties break by row number (older first), so results are deterministic."""
+        n = self.alive.n
+        ids = [self.vocab[t] for t in dict.fromkeys(terms) if t in self.vocab]
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int16))
+        if not ids or self.live == 0:
+            return empty
+        scores = np.zeros(n, dtype=np.float32)
+        matched = np.zeros(n, dtype=np.int16)
+        for term in ids:
+            df = self.df[term]
+            if df <= 0:
+                continue
+            parts_rows, parts_tf = [], []
+            for f, weight in enumerate(self.weights):
+                posting = self.postings[f].get(term)
+                if posting is None or weight == 0:
+                    continue
+                rows, tf = posting
+                avg = max(self.total_length[f] / self.live, 1e-9)
+                parts_rows.append(rows)
+                parts_tf.append(weight * tf / (1.0 - self.b + self.b * self.lengths[f].data[rows] / avg))
+            if not parts_rows:
+                continue
+            if len(parts_rows) > 1:
+                rows, inverse = np.unique(np.concatenate(parts_rows), return_inverse=True)
+                tf = np.bincount(inverse, weights=np.concatenate(parts_tf)).astype(np.float32)
+            else:
+                rows, tf = parts_rows[0], parts_tf[0]
+            idf = math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
+            scores[rows] += idf * tf * (self.k1 + 1.0) / (tf + self.k1)
+            matched[rows] += 1
+        allowed = self.alive.view() if mask is None else self.alive.view() & mask[:n]
+        candidates = np.flatnonzero((matched > 0) & allowed)
+        if len(candidates) == 0:
+            return empty
+        final = scores[candidates]
+        if self.coord:
+            final = final * (matched[candidates] / len(ids)) ** self.coord
+        if len(candidates) > limit:
+            top = np.argpartition(-final, limit - 1)[:limit]
+            candidates, final = candidates[top], final[top]
+        order = np.lexsort((candidates, -final))
+        rows = candidates[order]
+        return rows, final[order].astype(np.float32), matched[rows]

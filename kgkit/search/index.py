@@ -1,0 +1,313 @@
+"""SearchIndex: entities, relations and chunks behind three channels (keyword BM25F, dense, graph), fused by
+weighted reciprocal rank fusion, with filters applied inside every channel.
+
+In memory by default; `SearchIndex.open(folder)` keeps it in a workspace (kgkit.search.store), where `add`
+appends new items, replaces items whose content hash changed and skips the rest, each call one durable
+transaction. Embeddings come from the `embedder` (through `cache` when given: one entry per text hash).
+
+>>> from kgkit.embed import HashingEmbedder
+>>> from kgkit.search.items import SearchItem
+>>> index = SearchIndex(embedder=HashingEmbedder(dim=64))
+>>> index.add([SearchItem(id="e1", kind="entity", title="Ada Lovelace", body="Person", type="Person"),
+...            SearchItem(id="c1", kind="chunk", title="", body="Ada wrote the first program.", document_id="d1")])
+{'added': 2, 'replaced': 0, 'unchanged': 0, 'removed': 0}
+>>> index.search("first program", limit=1)["id"].tolist()
+['c1']
+>>> index.search("ada", kind="entity")["id"].tolist()
+['e1']
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kgkit.search.bm25 import KeywordIndex, _Growing
+from kgkit.search.dense import DenseIndex
+from kgkit.search.fusion import mmr, rrf
+from kgkit.search.items import KINDS, SearchItem
+from kgkit.search.proximity import graph_ranking
+from kgkit.search.text import query_terms
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from kgkit.cache import Cache
+    from kgkit.embed import Embedder
+    from kgkit.search.store import IndexStore
+
+CHANNELS = ("keyword", "dense", "graph")
+HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "chunk_id", "start", "end", "evidence",
+               "text", "documents", "entities", "keyword_rank", "keyword_score", "dense_rank", "dense_score",
+               "graph_rank", "graph_score"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Fusion settings: channel weights, the RRF constant, how deep each channel looks, how many fused hits
+    seed the graph channel."""
+
+    weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 0.5})
+    k: float = 60.0
+    depth: int = 100
+    seed_hits: int = 10
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Filters every channel applies: item kinds, types (entity or relation type; chunks have none),
+    documents (an item from any of them), and graph time (relations believed at `as_of`)."""
+
+    kind: tuple[str, ...] = ()
+    type: tuple[str, ...] = ()
+    document: tuple[str, ...] = ()
+    as_of: str | None = None
+
+    @classmethod
+    def make(cls, *, kind: str | Sequence[str] | None = None, type: str | Sequence[str] | None = None,
+             document: str | Sequence[str] | None = None, as_of: str | None = None) -> Filters:
+        def tup(v: str | Sequence[str] | None) -> tuple[str, ...]:
+            return () if v is None else (v,) if isinstance(v, str) else tuple(v)
+
+        bad = [k for k in tup(kind) if k not in KINDS]
+        if bad:
+            raise ValueError(f"unknown item kind {bad[0]!r}; kinds are {', '.join(KINDS)}")
+        return cls(tup(kind), tup(type), tup(document), as_of or None)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.kind or self.type or self.document or self.as_of)
+
+
+class SearchIndex:
+    """Hybrid search over SearchItems. Not thread-safe for writes; reads after a write see it at once."""
+
+    def __init__(self, *, embedder: Embedder | None = None, cache: Cache | None = None,
+                 config: SearchConfig | None = None, store: IndexStore | None = None) -> None:
+        self.embedder, self.cache, self.store = embedder, cache, store
+        self.config = config or SearchConfig()
+        self.keyword = KeywordIndex()
+        self.dense = DenseIndex(embedder.dim) if embedder is not None else None
+        self.items: list[SearchItem] = []
+        self.row_of: dict[str, int] = {}
+        self._kind = _Growing(np.int8, -1)
+        self._rows_by_type: dict[str, list[int]] = defaultdict(list)
+        self._rows_by_document: dict[str, list[int]] = defaultdict(list)
+        self._rows_by_entity: dict[str, list[int]] = defaultdict(list)
+        self._relation_rows: list[int] = []
+        self._adjacency: dict[str, set[str]] | None = None
+
+    # ----------------------------------------------------------------- building
+
+    @classmethod
+    def open(cls, folder: str | os.PathLike[str], *, embedder: Embedder | None = None, cache: Cache | None = None,
+             config: SearchConfig | None = None, synchronous: str = "FULL") -> SearchIndex:
+        """The index stored in `folder` (created if absent). Items embedded by another embedder are re-embedded.
+        `synchronous` is SQLite's: FULL (default) survives power loss, NORMAL only a process crash."""
+        from kgkit.search.store import IndexStore
+
+        store = IndexStore(folder, synchronous=synchronous)
+        index = cls(embedder=embedder, cache=cache, config=config, store=store)
+        items, vectors, meta = store.load()
+        same_model = embedder is not None and meta.get("embedder") == embedder.id
+        if embedder is not None and not same_model and items:
+            vectors = list(index._embed([i.text for i in items]))
+            store.write(list(zip(items, vectors)), meta={"embedder": embedder.id})
+        elif embedder is not None and not same_model:
+            store.set_meta({"embedder": embedder.id})
+        for item, vector in zip(items, vectors):
+            index._append(item, vector)
+        return index
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    def __len__(self) -> int:
+        return len(self.row_of)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.embedder is None:
+            return np.zeros((len(texts), 0), dtype=np.float32)
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        if self.cache is not None:
+            from kgkit.embed import embed_rows
+
+            return np.stack(self.cache.map(embed_rows, list(texts), batch_size=64, embedder=self.embedder))
+        from kgkit.embed import embed_texts
+
+        return embed_texts(list(texts), embedder=self.embedder)
+
+    def add(self, items: Iterable[SearchItem], *, _between_rows: Any = None) -> dict[str, int]:
+        """Add new items, replace those whose content hash changed, skip unchanged ones (one transaction)."""
+        todo: dict[str, SearchItem] = {}
+        unchanged = 0
+        for item in items:
+            row = self.row_of.get(item.id)
+            if row is not None and self.items[row].hash == item.hash and item.id not in todo:
+                unchanged += 1
+            else:
+                todo[item.id] = item
+        fresh = list(todo.values())
+        vectors = self._embed([i.text for i in fresh]) if self.embedder is not None else [None] * len(fresh)
+        if self.store is not None:
+            meta = {"embedder": self.embedder.id} if self.embedder is not None else None
+            self.store.write(list(zip(fresh, vectors)), meta=meta, _between_rows=_between_rows)
+        replaced = sum(1 for i in fresh if i.id in self.row_of)
+        for item, vector in zip(fresh, vectors):
+            self._retire(item.id)
+            self._append(item, vector)
+        return {"added": len(fresh) - replaced, "replaced": replaced, "unchanged": unchanged, "removed": 0}
+
+    def remove(self, ids: Iterable[str]) -> dict[str, int]:
+        """Remove items by id (one transaction); unknown ids are ignored."""
+        present = [i for i in dict.fromkeys(ids) if i in self.row_of]
+        if self.store is not None and present:
+            self.store.write([], remove=present)
+        for item_id in present:
+            self._retire(item_id)
+        return {"added": 0, "replaced": 0, "unchanged": 0, "removed": len(present)}
+
+    def _append(self, item: SearchItem, vector: np.ndarray | None) -> None:
+        row = self.keyword.add(item.title, item.body)
+        self.items.append(item)
+        self.row_of[item.id] = row
+        self._kind.append(KINDS.index(item.kind))
+        if item.type:
+            self._rows_by_type[item.type].append(row)
+        for doc in item.documents or ((item.document_id,) if item.document_id else ()):
+            self._rows_by_document[doc].append(row)
+        for entity in item.entities:
+            self._rows_by_entity[entity].append(row)
+        if item.kind == "relation":
+            self._relation_rows.append(row)
+            self._adjacency = None
+        if self.dense is not None:
+            if vector is None or len(vector) != self.dense.dim:
+                raise ValueError(f"item {item.id} has no {self.dense.dim}-d vector")
+            self.dense.add(vector)
+
+    def _retire(self, item_id: str) -> None:
+        row = self.row_of.pop(item_id, None)
+        if row is not None:
+            self.keyword.retire(row)
+            if self.items[row].kind == "relation":
+                self._adjacency = None
+
+    # ----------------------------------------------------------------- filters
+
+    def mask(self, filters: Filters) -> np.ndarray:
+        """Boolean row mask: live rows passing every filter."""
+        n = len(self.items)
+        keep = self.keyword.alive.view().copy()
+        if filters.kind:
+            keep &= np.isin(self._kind.view(), [KINDS.index(k) for k in filters.kind])
+        for rows_by, wanted in ((self._rows_by_type, filters.type), (self._rows_by_document, filters.document)):
+            if wanted:
+                hit = np.zeros(n, dtype=bool)
+                for value in wanted:
+                    hit[rows_by.get(value, [])] = True
+                keep &= hit
+        if filters.as_of:
+            t = filters.as_of
+            for row in self._relation_rows:
+                item = self.items[row]
+                if (item.created_at is not None and item.created_at > t) or (
+                        item.expired_at is not None and item.expired_at <= t):
+                    keep[row] = False
+        return keep
+
+    def adjacency(self, mask: np.ndarray | None = None) -> dict[str, set[str]]:
+        """Entity -> neighbouring entities, over live relation items (only those `mask` allows, when given)."""
+        if mask is None and self._adjacency is not None:
+            return self._adjacency
+        alive = self.keyword.alive.view()
+        adj: dict[str, set[str]] = defaultdict(set)
+        for row in self._relation_rows:
+            if alive[row] and (mask is None or mask[row]):
+                a, b = self.items[row].entities[:2]
+                adj[a].add(b)
+                adj[b].add(a)
+        if mask is None:
+            self._adjacency = adj
+        return adj
+
+    # ----------------------------------------------------------------- search
+
+    def search(self, query: str, *, kind: str | Sequence[str] | None = None, type: str | Sequence[str] | None = None,
+               document: str | Sequence[str] | None = None, as_of: str | None = None, limit: int = 10,
+               offset: int = 0, channels: Sequence[str] = CHANNELS, mmr_lambda: float | None = None) -> pd.DataFrame:
+        """Hits as a DataFrame (HIT_COLUMNS), best first. `df.attrs` holds `total` (fused candidates),
+        `timings_ms` (wall per stage, and `cpu_total`), `terms` and `channels` (those that ran)."""
+        from kgkit.search.hits import hits_frame
+
+        started, cpu_started = time.perf_counter(), time.process_time()
+        timings: dict[str, float] = {}
+
+        def lap(name: str, since: float) -> float:
+            now = time.perf_counter()
+            timings[name] = round((now - since) * 1000, 3)
+            return now
+
+        if limit < 0 or offset < 0:
+            raise ValueError("limit and offset must be >= 0")
+        unknown = [c for c in channels if c not in CHANNELS]
+        if unknown:
+            raise ValueError(f"unknown channel {unknown[0]!r}; channels are {', '.join(CHANNELS)}")
+        filters = Filters.make(kind=kind, type=type, document=document, as_of=as_of)
+        terms = query_terms(query)
+        t = lap("parse", started)
+        allowed = None if filters.empty else self.mask(filters)
+        t = lap("filter", t)
+        depth = max(self.config.depth, offset + limit)
+        ranked: dict[str, list[int]] = {}
+        detail: dict[str, dict[int, tuple[int, float]]] = {}
+        if "keyword" in channels and terms:
+            rows, scores, _ = self.keyword.search(terms, mask=allowed, limit=depth)
+            ranked["keyword"] = rows.tolist()
+            detail["keyword"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
+            t = lap("keyword", t)
+        if "dense" in channels and self.dense is not None and query.strip() and len(self.dense):
+            vector = self.embedder([query[:2000]])[0]  # type: ignore[misc]
+            t = lap("embed", t)
+            dmask = self.keyword.alive.view() if allowed is None else allowed
+            rows, scores = self.dense.search(vector, mask=dmask, limit=depth)
+            ranked["dense"] = rows.tolist()
+            detail["dense"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
+            t = lap("dense", t)
+        if "graph" in channels and ranked and self._rows_by_entity:
+            first = rrf(ranked, weights=self.config.weights, k=self.config.k)[: self.config.seed_hits]
+            seeds: dict[str, float] = defaultdict(float)
+            for row, score in first:
+                for entity in self.items[row].entities:
+                    seeds[entity] += score
+            live = self.keyword.alive.view() if allowed is None else allowed
+            adjacency = self.adjacency(None if filters.as_of is None else live)
+            pairs = graph_ranking(seeds, adjacency, self._rows_by_entity, allowed=lambda r: bool(live[r]),
+                                  entities_of=lambda r: self.items[r].entities, limit=depth)
+            ranked["graph"] = [r for r, _ in pairs]
+            detail["graph"] = {r: (i + 1, s) for i, (r, s) in enumerate(pairs)}
+            t = lap("graph", t)
+        fused = rrf(ranked, weights=self.config.weights, k=self.config.k)
+        t = lap("fusion", t)
+        if mmr_lambda is not None and self.dense is not None and fused:
+            pool = fused[: max(depth, offset + limit)]
+            rows = np.array([r for r, _ in pool])
+            picked = mmr(np.array([s for _, s in pool]), self.dense.vectors(rows), limit=offset + limit,
+                         lambda_=mmr_lambda)
+            fused = [pool[i] for i in picked]
+            t = lap("mmr", t)
+        page = fused[offset : offset + limit]
+        frame = hits_frame(page, self.items, detail, offset=offset)
+        lap("assemble", t)
+        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        timings["cpu_total"] = round((time.process_time() - cpu_started) * 1000, 3)
+        frame.attrs.update(total=len(fused), timings_ms=timings, terms=terms, channels=list(ranked))
+        return frame
