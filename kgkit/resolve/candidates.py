@@ -1,0 +1,172 @@
+"""The candidate cascade (a pure stage): exact key -> name rules + entropy-gated LSH -> embedding neighbours.
+
+Each step only sees what earlier steps left: the exact step groups names into (type, match key) nodes;
+the lexical blocks pair nodes; embedding neighbours are searched only for nodes still without a unique
+match. Identity is decided per pair from the less informative name's side: its best match must lead
+the runner-up (another node) by `margin`, and the types must agree, else the verdict is ambiguous.
+
+>>> from kgkit.graph import Graph
+>>> import pandas as pd
+>>> ents = pd.DataFrame([_ent("Person:jane smith", "Jane Smith", "Person", 5), _ent("Person:dr jane smith",
+...     "Dr. Jane Smith", "Person", 1), _ent("Person:j smith", "J. Smith", "Person", 1)])
+>>> g = Graph.empty().replace(entities=ents)
+>>> [(c.source, c.target, c.step, c.verdict) for c in merge_candidates(g)]
+[('Person:dr jane smith', 'Person:jane smith', 'exact', 'unique'), ('Person:j smith', 'Person:jane smith', 'rule', 'unique')]
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kgkit.embed import Embedder
+from kgkit.resolve.config import ResolveConfig
+from kgkit.resolve.index import NameIndex, build_index, lexical_pairs
+from kgkit.resolve.scoring import GraphContext, MergeCandidate, graph_context, score_pair
+from kgkit.stage import stage
+
+_RULES = {"initials", "middle", "surname_only", "legal_form", "acronym"}
+
+
+@dataclass(frozen=True)
+class Scored:
+    score: float
+    step: str
+    features: dict[str, float]
+    reasons: tuple[str, ...]
+    blocks: tuple[str, ...]
+
+
+def index_graph(graph: Any, *, config: ResolveConfig = ResolveConfig()) -> NameIndex:
+    """A NameIndex over a graph's entities (names, types, mentions; aliases for exact lookups)."""
+    ents = graph.entities
+    rows = zip(ents["id"].tolist(), ents["name"].tolist(), ents["type"].tolist(), ents["mentions"].tolist())
+    aliases = {i: list(a) for i, a in zip(ents["id"].tolist(), ents["aliases"].tolist()) if a is not None and len(a)}
+    return build_index(rows, config=config, aliases=aliases)
+
+
+def _information(idx: NameIndex, node: int) -> tuple[int, float, int]:
+    return (idx.keys[node].count(" "), float(idx.bits[node]), node)
+
+
+def embedding_neighbours(idx: NameIndex, nodes: Sequence[int], embedder: Embedder) -> dict[tuple[int, int], float]:
+    """Exact cosine top-k among nodes of the same type, for the given query nodes (blocked by type)."""
+    cfg = idx.config
+    by_type: dict[str, list[int]] = defaultdict(list)
+    for n, t in enumerate(idx.node_types):
+        by_type[t].append(n)
+    wanted = set(nodes)
+    out: dict[tuple[int, int], float] = {}
+    for typ, members in sorted(by_type.items()):
+        queries = [n for n in members if n in wanted]
+        if not queries or len(members) < 2 or len(members) > cfg.embed_max_nodes:
+            continue
+        vectors = np.asarray(embedder([idx.keys[n] for n in members]), dtype=np.float32)
+        pos = {n: i for i, n in enumerate(members)}
+        k = min(cfg.embed_top_k + 1, len(members))
+        for lo in range(0, len(queries), 1024):
+            q = queries[lo : lo + 1024]
+            sims = vectors[[pos[n] for n in q]] @ vectors.T
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            for row, n in enumerate(q):
+                for col in top[row]:
+                    other, cos = members[int(col)], float(sims[row, col])
+                    if other != n and cos >= cfg.embed_min_cosine:
+                        out[(min(n, other), max(n, other))] = cos
+    return out
+
+
+def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: Embedder | None = None
+                ) -> dict[tuple[int, int], Scored]:
+    """Scored node pairs above `min_score`, from the lexical blocks and then the embedding neighbours."""
+    cfg = idx.config
+    scored: dict[tuple[int, int], Scored] = {}
+
+    def add(pair: tuple[int, int], blocks: tuple[str, ...], cosine: float | None = None) -> None:
+        s, f, r = score_pair(idx, pair[0], pair[1], blocks, context, cosine)
+        if s >= cfg.min_score:
+            step = "rule" if set(blocks) & _RULES else ("lsh" if "lsh" in blocks else "embedding")
+            scored[pair] = Scored(s, step, f, tuple(r), blocks)
+
+    for pair, blocks in sorted(lexical_pairs(idx).items()):
+        add(pair, blocks)
+    if embedder is not None:
+        settled = {q for q, _o, v in verdicts(idx, scored).values() if v == "unique"}
+        left = [n for n in range(len(idx.keys)) if n not in settled and not idx.gated[n]]
+        for pair, cos in sorted(embedding_neighbours(idx, left, embedder).items()):
+            old = scored.get(pair)
+            add(pair, (*old.blocks, "embedding") if old else ("embedding",), cos)
+    return scored
+
+
+def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tuple[int, int], tuple[int, int, str]]:
+    """Per scored pair: (query node, other node, verdict). The query is the less informative name; the pair
+    is unique when the other node is the query's best match, ahead of the runner-up by `margin`."""
+    top: dict[int, list[tuple[float, int]]] = defaultdict(list)  # per node, its two best (score, other)
+    for (a, b), s in scored.items():
+        for x, y in ((a, b), (b, a)):
+            best = top[x]
+            best.append((s.score, -y))
+            best.sort(reverse=True)
+            del best[2:]
+    out = {}
+    for (a, b), s in scored.items():
+        query, other = (a, b) if _information(idx, a) <= _information(idx, b) else (b, a)
+        rivals = [sc for sc, n in top[query] if -n != other]
+        runner_up = rivals[0] if rivals else 0.0
+        same_type = idx.node_types[a] == idx.node_types[b]
+        unique = same_type and s.score - runner_up >= idx.config.margin
+        out[(a, b)] = (query, other, "unique" if unique else "ambiguous")
+    return out
+
+
+def _candidate(idx: NameIndex, src: int, dst: int, score: float, step: str, verdict: str,
+               features: dict[str, float], reasons: Sequence[str]) -> MergeCandidate:
+    return MergeCandidate.model_construct(source=idx.ids[src], target=idx.ids[dst], source_name=idx.names[src],
+                          target_name=idx.names[dst], source_type=idx.types[src], target_type=idx.types[dst],
+                          score=score, step=step, verdict=verdict, features=features, reasons=tuple(reasons))  # type: ignore[arg-type]
+
+
+def exact_candidates(idx: NameIndex) -> list[MergeCandidate]:
+    """Members of one (type, key) node -> its representative; one key under several types -> ambiguous."""
+    out = []
+    for node, members in enumerate(idx.members):
+        rep = idx.rep[node]
+        for e in members:
+            if e != rep:
+                out.append(_candidate(idx, e, rep, 1.0, "exact", "unique", {"same_key": 1.0, "same_type": 1.0},
+                                      [f"same match key {idx.keys[node]!r} (case, accents, punctuation, titles, "
+                                       "legal suffixes and name order ignored)"]))
+    for key, nodes in idx.by_key.items():
+        for other in nodes[1:]:
+            a, b = idx.rep[nodes[0]], idx.rep[other]
+            out.append(_candidate(idx, a, b, 1.0, "exact", "ambiguous", {"same_key": 1.0, "same_type": 0.0},
+                                  [f"same match key {key!r}", f"types differ ({idx.types[a]} / {idx.types[b]}): "
+                                   "never merged automatically"]))
+    return out
+
+
+@stage(version="1")
+def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), embedder: Embedder | None = None,
+                     use_graph: bool = True) -> list[MergeCandidate]:
+    """Every merge candidate of a graph's entities, best first, each with its features, reasons and
+    identity verdict. `embedder` (optional) adds the embedding-neighbour step; `use_graph` adds shared
+    neighbours and co-occurring documents as features."""
+    idx = index_graph(graph, config=config)
+    context = graph_context(graph) if use_graph else None
+    scored = score_nodes(idx, context, embedder)
+    out = exact_candidates(idx)
+    for pair, (query, other, verdict) in sorted(verdicts(idx, scored).items()):
+        s = scored[pair]
+        out.append(_candidate(idx, idx.rep[query], idx.rep[other], s.score, s.step, verdict, s.features, s.reasons))
+    return sorted(out, key=lambda c: (-c.score, c.source, c.target))
+
+
+def _ent(eid: str, name: str, typ: str, mentions: int) -> dict[str, Any]:
+    """A minimal entity row (doctests and tests)."""
+    return {"id": eid, "name": name, "type": typ, "aliases": [], "mentions": mentions, "documents": 1,
+            "confidence": 1.0, "identity": "derived", "degree": 0, "community": None}

@@ -1,0 +1,61 @@
+"""Every tunable constant of entity resolution, in one frozen dataclass.
+
+>>> ResolveConfig().replace(margin=0.1).margin
+0.1
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ResolveConfig:
+    """Constants of the candidate cascade, the scores and the auto-accept policy.
+
+    Blocking (keeps the work sub-quadratic):
+    - `lsh_min_bits`, `lsh_min_chars`: the entropy gate. A match key with fewer bits (characters x Shannon
+      entropy per character, kgkit.resolve.keys.information_bits) or fewer characters does not enter
+      MinHash/LSH: "John", "Inc", "AC" would collide with everything. Gated names still get the exact,
+      acronym and person-initials rules.
+    - `shingle`, `num_perm`, `lsh_threshold`, `seed`: character shingles, MinHash permutations, the Jaccard
+      threshold the LSH bands are tuned for (b, r from datasketch's optimiser), permutation seed.
+    - `max_bucket`: an LSH bucket or a rule block with more members than this is skipped (too unspecific
+      to pair everything in it; its members still get other blocks).
+    - `embed_top_k`, `embed_min_cosine`, `embed_max_nodes`: embedding neighbours for names still without
+      a clear candidate after the lexical steps; exact cosine top-k within one type, skipped for a type with
+      more than `embed_max_nodes` names (the brute-force matrix would dominate the run).
+    Scores and verdicts:
+    - `min_score`: candidates scoring below are dropped.
+    - `margin`: a best match not ahead of the runner-up (another exact-key group) by this much is ambiguous.
+    - `auto_accept`: the policy accepts unique, same-type candidates scoring at least this.
+    - `person_conflict_cap`: two person names whose given names or surnames disagree score at most this
+      (below `auto_accept`: a typo like "Jon" / "John" is proposed for review, never merged by policy).
+    - `rule_scores`: the floor a name rule gives a pair (initials, middle initial, surname only, legal form, acronym).
+    """
+
+    shingle: int = 3
+    num_perm: int = 64
+    lsh_threshold: float = 0.5
+    seed: int = 1
+    lsh_min_bits: float = 12.0
+    lsh_min_chars: int = 4
+    max_bucket: int = 60
+    embed_top_k: int = 5
+    embed_min_cosine: float = 0.85
+    embed_max_nodes: int = 20_000
+    min_score: float = 0.75
+    margin: float = 0.05
+    auto_accept: float = 0.9
+    neighbour_bonus: float = 0.05
+    embed_weight: float = 0.2
+    rule_initials: float = 0.92
+    rule_middle: float = 0.93
+    rule_surname_only: float = 0.8
+    rule_acronym: float = 0.9
+    rule_legal_form: float = 0.93
+    person_conflict_cap: float = 0.85
+
+    def replace(self, **changes: object) -> ResolveConfig:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,216 @@
+"""Match keys and name rules for entity resolution (pure string functions).
+
+`match_key` is looser than `kgkit.names.normalise_name` (which defines entity ids and must not change):
+on top of Unicode and case folding it expands common abbreviations, joins spelled-out initialisms, reorders
+"Last, First", drops a leading "The", person titles ("Dr.", "Mr.", "Senator") and legal-form suffixes
+("Inc.", "Ltd", "Corp", "N.V."). Two names with one match key (and one type) are the same entity by the
+exact step of the cascade.
+
+>>> match_key("Dr. Jane Smith", "Person"), match_key("Smith, Jane", "Person")
+('jane smith', 'jane smith')
+>>> match_key("The Acme Corporation", "Organization"), match_key("ACME Corp.", "Organization")
+('acme corp', 'acme corp')
+>>> match_key("Dr. Smith", "Person"), match_key("Acme, Inc.", "Organization")
+('dr smith', 'acme inc')
+>>> match_key("ADIDAS INTERNATL MARKETING B.V", "Organization")
+'adidas international marketing bv'
+>>> acronym("International Business Machines"), initials_rule("j smith", "jane smith")
+('ibm', 'initials')
+>>> information_bits("john") < information_bits("jane smith")
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from kgkit.names import normalise_name
+
+PERSON_TYPES = frozenset({"Person", "PERSON", "person"})
+
+TITLES = frozenset("""dr mr mrs ms miss mx prof professor sir dame lord lady judge justice senator sen rep
+representative gov governor president pres detective det officer capt captain sgt lt col rev reverend fr
+father sister brother mayor chancellor minister secretary""".split())
+PERSON_SUFFIXES = frozenset("phd md esq dds mba".split())
+LEGAL_FORMS = {"incorporated": "inc", "corporation": "corp", "company": "co",
+               "companies": "co", "limited": "ltd", "naamloze vennootschap": "nv", "besloten vennootschap": "bv"}
+"""Spelled-out legal forms -> their canonical short form (kept in the key: "Acme Inc" and "Acme Corp" may
+be two companies; names that differ only in legal form are paired by the `legal_form` rule instead)."""
+LEGAL_SUFFIXES = frozenset("""inc corp co ltd llc llp plc gmbh ag sa nv bv srl spa pty lp sarl se kk oy ab cie""".split())
+COUNTRIES = frozenset({"usa", "us", "uk", "united states", "united kingdom", "england", "canada", "germany",
+                       "france", "netherlands", "the netherlands", "nl", "japan", "china", "australia"})
+ABBREVIATIONS = {
+    "intl": "international", "internatl": "international", "int": "international", "bk": "bank",
+    "fdn": "foundation", "grp": "group", "hldgs": "holdings", "hldg": "holding", "inst": "institute",
+    "univ": "university", "assn": "association", "assoc": "association", "dept": "department",
+    "natl": "national", "nat": "national", "mfg": "manufacturing", "tech": "technology", "labs": "laboratories",
+    "lab": "laboratory", "ctr": "center", "centre": "center", "svcs": "services", "sys": "systems",
+    "mgmt": "management", "&": "and",
+}
+STOPWORDS = frozenset({"of", "the", "and", "for", "&", "de", "der", "van", "la", "le", "du"})
+
+
+def _join_initials(tokens: list[str]) -> list[str]:
+    """Runs of two or more single letters become one token: "n v" -> "nv", "i b m" -> "ibm"."""
+    out: list[str] = []
+    run: list[str] = []
+    for tok in [*tokens, ""]:
+        if len(tok) == 1 and tok.isalpha():
+            run.append(tok)
+            continue
+        if len(run) >= 2:
+            out.append("".join(run))
+        else:
+            out.extend(run)
+        run = []
+        if tok:
+            out.append(tok)
+    return out
+
+
+def _reorder(name: str, person: bool) -> str:
+    """'Smith, Jane' -> 'Jane Smith' (people); a trailing ', Inc.' or ', USA' is dropped."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) < 2:
+        return name
+    tail = normalise_name(parts[-1])
+    if tail in COUNTRIES:
+        return ", ".join(parts[:-1])
+    if tail in LEGAL_FORMS or tail in LEGAL_SUFFIXES or tail.replace(" ", "") in LEGAL_SUFFIXES:
+        return " ".join(parts)
+    if person and len(parts) == 2 and len(parts[0].split()) == 1 and 1 <= len(parts[1].split()) <= 3:
+        return f"{parts[1]} {parts[0]}"
+    return name
+
+
+def match_key(name: str, entity_type: str | None = None) -> str:
+    """The loose key of a name for the exact step (see module doc). Never empty for a non-empty name:
+    if stripping would remove every word, the normalised name is kept."""
+    person = entity_type in PERSON_TYPES
+    text = name.strip().lstrip("*").strip()
+    text = _reorder(text, person)
+    base = normalise_name(text)
+    tokens = _join_initials([ABBREVIATIONS.get(t, t) for t in base.split()])
+    if not tokens:
+        return base
+    kept = list(tokens)
+    while len(kept) > 1 and kept[0] == "the":
+        kept = kept[1:]
+    if person:
+        while len(kept) > 1 and kept[-1] in PERSON_SUFFIXES:
+            kept = kept[:-1]
+        # titles go only when a given name and a surname remain: "Dr. Smith" and "Mr. Smith" stay apart
+        while len(kept) > 2 and kept[0] in TITLES:
+            kept = kept[1:]
+    else:
+        last = kept[-1]
+        if len(kept) > 1 and len(last) > 4 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+            kept[-1] = last[:-1]  # a plural slip on the kind word: "Acme Corporations", "Alpine Groups"
+        kept = [LEGAL_FORMS.get(t, t) for t in kept]
+        while len(kept) > 1 and " ".join(kept[-2:]) in COUNTRIES:
+            kept = kept[:-2]
+    return " ".join(kept)
+
+
+def base_key(key: str) -> str:
+    """A match key without its trailing legal forms ("acme corp" -> "acme").
+
+    >>> base_key("akzo nobel nv"), base_key("akzo nobel co")
+    ('akzo nobel', 'akzo nobel')
+    """
+    tokens = key.split()
+    while len(tokens) > 1 and tokens[-1] in LEGAL_SUFFIXES:
+        tokens = tokens[:-1]
+    return " ".join(tokens)
+
+
+def acronym(name: str) -> str:
+    """Initials of the significant words of a name ('' for a one-word name).
+
+    >>> acronym("Acme Research Institute"), acronym("IBM")
+    ('ari', '')
+    """
+    words = [w for w in normalise_name(name).split() if w not in STOPWORDS]
+    return "".join(w[0] for w in words) if len(words) >= 2 else ""
+
+
+def looks_like_acronym(name: str) -> bool:
+    """A single short word of letters, as written ('IBM', 'I.B.M.', 'Ibm').
+
+    >>> looks_like_acronym("I.B.M."), looks_like_acronym("Acme Corp")
+    (True, False)
+    """
+    tokens = normalise_name(name).split()
+    joined = "".join(tokens)
+    return 2 <= len(joined) <= 6 and joined.isalpha() and (len(tokens) == 1 or all(len(t) == 1 for t in tokens))
+
+
+def information_bits(key: str) -> float:
+    """Characters x Shannon entropy per character of a key (spaces ignored): how much a name says.
+
+    >>> round(information_bits("aaaa"), 1), round(information_bits("inc"), 1)
+    (0.0, 4.8)
+    """
+    chars = key.replace(" ", "")
+    if not chars:
+        return 0.0
+    counts = Counter(chars)
+    n = len(chars)
+    entropy = -sum(c / n * math.log2(c / n) for c in counts.values())
+    return n * entropy + 0.0  # never -0.0
+
+
+def person_parts(key: str) -> tuple[tuple[str, ...], str]:
+    """(given names without titles, surname) of a person match key.
+
+    >>> person_parts("jane b smith")
+    (('jane', 'b'), 'smith')
+    """
+    tokens = key.split()
+    return tuple(t for t in tokens[:-1] if t not in TITLES), (tokens[-1] if tokens else "")
+
+
+def initials_rule(key_a: str, key_b: str) -> str | None:
+    """How two person keys with one surname agree: 'initials' ("j smith" / "jane smith"), 'middle'
+    ("jane b smith" / "jane smith"), 'surname_only' ("smith" / "jane smith") or None (they conflict).
+
+    >>> initials_rule("jane b smith", "jane smith"), initials_rule("smith", "jane smith"), initials_rule("john smith", "jane smith")
+    ('middle', 'surname_only', None)
+    """
+    given_a, last_a = person_parts(key_a)
+    given_b, last_b = person_parts(key_b)
+    if not last_a or last_a != last_b or (given_a == given_b and given_a):
+        return None
+    if not given_a or not given_b:
+        return "surname_only"
+    short, long_ = (given_a, given_b) if len(given_a) <= len(given_b) else (given_b, given_a)
+    # every given name of the shorter form matches, in order, a name or initial of the longer one
+    used_initial = False
+    pos = 0
+    for tok in short:
+        while pos < len(long_):
+            other = long_[pos]
+            pos += 1
+            if tok == other:
+                break
+            if len(tok) == 1 and other.startswith(tok) or len(other) == 1 and tok.startswith(other):
+                used_initial = True
+                break
+        else:
+            return None
+    if short[0][0] != long_[0][0]:
+        return None
+    if len(short) < len(long_) and not used_initial:
+        return "middle"
+    return "initials"
+
+
+def shingles(key: str, k: int = 3) -> list[str]:
+    """Character k-shingles of a key padded with one space each side.
+
+    >>> shingles("ab", 3)
+    [' ab', 'ab ']
+    """
+    padded = f" {key} "
+    return [padded[i : i + k] for i in range(max(len(padded) - k + 1, 1))]

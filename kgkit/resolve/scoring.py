@@ -1,0 +1,155 @@
+"""Scoring features for a candidate pair, each with the reason a person reads, and the MergeCandidate record.
+
+>>> from kgkit.resolve.index import build_index
+>>> idx = build_index([("P:a", "J. Smith", "Person", 1), ("P:b", "Jane Smith", "Person", 4)])
+>>> score, features, reasons = score_pair(idx, 0, 1, ("initials",))
+>>> score, features["rule_initials"], reasons[0]
+(0.92, 1.0, "initials agree: 'j smith' ~ 'jane smith'")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from rapidfuzz import fuzz
+from rapidfuzz.distance import JaroWinkler
+
+from kgkit.resolve.config import ResolveConfig
+from kgkit.resolve.index import NameIndex
+from kgkit.resolve.keys import PERSON_TYPES, acronym, base_key, initials_rule, looks_like_acronym
+
+Verdict = Literal["unique", "ambiguous", "not_found"]
+Step = Literal["exact", "rule", "lsh", "embedding", "llm"]
+
+
+class MergeCandidate(BaseModel):
+    """A proposed merge of `source` into `target` (entity ids), with its score, features and reasons.
+
+    `verdict` is the identity verdict for the source name: unique (the target is clearly its best match),
+    ambiguous (a runner-up is within the margin, or the types differ), not_found (nothing scores enough)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    target: str
+    source_name: str
+    target_name: str
+    source_type: str
+    target_type: str
+    score: float
+    step: Step
+    verdict: Verdict
+    features: dict[str, float]
+    reasons: tuple[str, ...]
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.source, self.target) if self.source < self.target else (self.target, self.source)
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """What the graph says about entities beyond their names: neighbours and documents."""
+
+    neighbours: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    documents: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+def graph_context(graph: object) -> GraphContext:
+    """Neighbour ids (from relations) and document ids (from entity provenance) per entity id."""
+    rel = graph.relations  # type: ignore[attr-defined]
+    prov = graph.provenance  # type: ignore[attr-defined]
+    neighbours: dict[str, set[str]] = {}
+    for s, t in zip(rel["source"].tolist(), rel["target"].tolist()):
+        neighbours.setdefault(s, set()).add(t)
+        neighbours.setdefault(t, set()).add(s)
+    ents = prov[prov["kind"] == "entity"]
+    documents: dict[str, set[str]] = {}
+    for i, d in zip(ents["item_id"].tolist(), ents["document_id"].tolist()):
+        documents.setdefault(i, set()).add(d)
+    return GraphContext({k: frozenset(v) for k, v in neighbours.items()}, {k: frozenset(v) for k, v in documents.items()})
+
+
+def _node_set(idx: NameIndex, node: int, table: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    members = idx.members[node]
+    if len(members) == 1:
+        return table.get(idx.ids[members[0]], frozenset())
+    out: set[str] = set()
+    for e in members:
+        out |= table.get(idx.ids[e], frozenset())
+    return frozenset(out)
+
+
+def score_pair(idx: NameIndex, a: int, b: int, blocks: Sequence[str], context: GraphContext | None = None,
+               cosine: float | None = None) -> tuple[float, dict[str, float], list[str]]:
+    """Score node a against node b: string similarity, name rules, embedding cosine, graph evidence."""
+    sets = None
+    if context is not None:
+        sets = (_node_set(idx, a, context.neighbours), _node_set(idx, b, context.neighbours),
+                _node_set(idx, a, context.documents), _node_set(idx, b, context.documents))
+    return score_names(idx.config, (idx.keys[a], idx.node_name(a), idx.node_types[a]),
+                       (idx.keys[b], idx.node_name(b), idx.node_types[b]), blocks, sets, cosine)
+
+
+def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, str], blocks: Sequence[str] = (),
+                sets: tuple[frozenset[str], ...] | None = None,
+                cosine: float | None = None) -> tuple[float, dict[str, float], list[str]]:
+    """Score two (match key, name, type) triples; `sets` = (neighbours a, neighbours b, documents a, documents b)."""
+    (ka, na, ta), (kb, nb, tb) = a, b
+    features: dict[str, float] = {}
+    reasons: list[str] = []
+    tsort = fuzz.token_sort_ratio(ka, kb) / 100
+    jw = JaroWinkler.normalized_similarity(ka, kb)
+    features.update(ratio=fuzz.ratio(ka, kb) / 100, token_sort=tsort, token_set=fuzz.token_set_ratio(ka, kb) / 100,
+                    jaro_winkler=jw)
+    string = 0.6 * tsort + 0.4 * jw
+    score = string
+    rule = initials_rule(ka, kb) if ta in PERSON_TYPES and tb in PERSON_TYPES else None
+    if rule:
+        floor = {"initials": cfg.rule_initials, "middle": cfg.rule_middle, "surname_only": cfg.rule_surname_only}[rule]
+        features[f"rule_{rule}"] = 1.0
+        label = {"initials": "initials agree", "middle": "same names, one adds a middle name or initial",
+                 "surname_only": "one gives only the surname"}[rule]
+        reasons.append(f"{label}: {ka!r} ~ {kb!r}")
+        score = max(score, floor)
+    elif ta in PERSON_TYPES and tb in PERSON_TYPES:
+        features["name_conflict"] = 1.0
+        reasons.append(f"given names or surnames disagree: {ka!r} / {kb!r} (capped for review)")
+        score = min(score, cfg.person_conflict_cap)
+    elif ta == tb and ka != kb and base_key(ka) == base_key(kb):
+        features["rule_legal_form"] = 1.0
+        reasons.append(f"same name up to the legal form: {ka!r} ~ {kb!r}")
+        score = max(score, cfg.rule_legal_form)
+    elif _is_acronym_of(ka, na, kb, nb) or _is_acronym_of(kb, nb, ka, na):
+        features["rule_acronym"] = 1.0
+        reasons.append(f"acronym: {na!r} ~ {nb!r}")
+        score = max(score, cfg.rule_acronym)
+    reasons.append(f"string similarity {string:.2f} (token sort {tsort:.2f}, Jaro-Winkler {jw:.2f})")
+    if cosine is not None:
+        features["cosine"] = round(float(cosine), 4)
+        reasons.append(f"embedding cosine {cosine:.2f}")
+        if not any(f.startswith("rule_") for f in features):
+            score = (1 - cfg.embed_weight) * score + cfg.embed_weight * float(cosine)
+    features["same_type"] = float(ta == tb)
+    if ta != tb:
+        reasons.append(f"types differ ({ta} / {tb}): never merged automatically")
+    if sets is not None:
+        na_, nb_, da, db = sets
+        shared = len(na_ & nb_)
+        features["shared_neighbours"] = float(shared)
+        if shared:
+            score += cfg.neighbour_bonus * shared / len(na_ | nb_)
+            reasons.append(f"{shared} shared neighbour(s)")
+        features["co_documents"] = float(len(da & db))
+        if da & db:
+            reasons.append(f"mentioned together in {len(da & db)} document(s)")
+    if blocks:
+        reasons.append("proposed by: " + ", ".join(blocks))
+    return round(min(score, 1.0), 4), features, reasons
+
+
+def _is_acronym_of(key: str, name: str, long_key: str, long_name: str) -> bool:
+    return " " not in key and looks_like_acronym(name) and key in {acronym(long_name), acronym(long_key)} - {""}
