@@ -121,6 +121,18 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _column_cells(column: pd.Series) -> list[Any]:
+    """A column as JSON-ready cells, column at a time (same values as `_cell` on each, much faster)."""
+    if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) and column.hasnans:
+        return [None if v is pd.NA or v != v else _cell(v) for v in column.astype(object).tolist()]
+    kind = column.dtype.kind
+    if kind in "iub":
+        return column.tolist()
+    if kind == "f":
+        return [None if v != v else v for v in column.tolist()]
+    return [v if v is None or type(v) is str else _cell(v) for v in column.tolist()]
+
+
 @dataclass(frozen=True, eq=False)
 class Graph:
     """A knowledge graph as four tables plus metadata (domain id, extractor ids, counts)."""
@@ -147,7 +159,8 @@ class Graph:
         for name, columns in TABLES.items():
             df = getattr(self, name)
             cols = list(columns)
-            out[name] = [dict(zip(cols, (_cell(v) for v in row))) for row in df.itertuples(index=False, name=None)]
+            values = [_column_cells(df[c]) for c in cols]
+            out[name] = [dict(zip(cols, row)) for row in zip(*values)]
         return out
 
     @classmethod

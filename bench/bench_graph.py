@@ -1,0 +1,133 @@
+"""Graph benchmarks (issue 4): kgkit build, communities, topology and neighbourhood queries on the synthetic
+sift-kg extraction sets written by ../shared/bench/gen_extractions.py.
+
+    python /work/shared/bench/gen_extractions.py --n 2000 --out /tmp/n2000
+    .venv/bin/python bench/bench_graph.py /tmp/n2000 [/tmp/n20000 ...]
+
+Each data set is measured in a fresh subprocess, so the peak RSS (ru_maxrss) is that of kgkit alone:
+interpreter + imports + reading the extraction files + the build. `measure_kgkit(extractions_dir) -> dict`
+is the entry point a side-by-side script (kgkit vs sift-kg) imports.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _read_extractions(folder: Path) -> list[Any]:
+    """sift-kg extraction files -> DocumentExtractions: kgkit's importer when it exists, else a small local
+    converter (one chunk per document, UPPER_SNAKE types -> Title case)."""
+    try:
+        from kgkit.importers import read_siftkg_extractions  # written in parallel (issue 4, sift-kg import)
+    except ImportError:
+        return _convert(folder)
+    return read_siftkg_extractions(folder)
+
+
+def _convert(folder: Path) -> list[Any]:
+    from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+
+    base = folder / "extractions" if (folder / "extractions").is_dir() else folder
+    out = []
+    for path in sorted(base.glob("*.json")):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if raw.get("error"):
+            continue
+        typ = {}
+        ents = []
+        for e in raw["entities"]:
+            t = e["entity_type"].replace("_", " ").title().replace(" ", "")
+            typ.setdefault(e["name"].casefold(), t)
+            ents.append(ExtractedEntity(name=e["name"], type=t, confidence=e["confidence"],
+                                        attributes={k: str(v) for k, v in e.get("attributes", {}).items()}))
+        rels = [ExtractedRelation(source=r["source_entity"], source_type=typ.get(r["source_entity"].casefold(), "Other"),
+                                  target=r["target_entity"], target_type=typ.get(r["target_entity"].casefold(), "Other"),
+                                  type=r["relation_type"], confidence=r["confidence"], evidence=r.get("evidence"))
+                for r in raw["relations"]]
+        te = TextExtraction(extractor_id=f"sift-kg:{raw.get('model_used', '')}", quality="imported",
+                            model=raw.get("model_used"), entities=tuple(ents), relations=tuple(rels))
+        doc_id = raw["document_id"]
+        out.append(DocumentExtraction(document_id=doc_id, path=raw.get("document_path", doc_id),
+                                      chunks=(ChunkExtraction(chunk_id=f"{doc_id}#0", document_id=doc_id, extraction=te),)))
+    return out
+
+
+def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -> dict[str, Any]:
+    """Run every step in this process and return the figures."""
+    import statistics
+
+    from kgkit import io
+    from kgkit.build import build_graph
+    from kgkit.communities import assign_communities, detect_communities
+    from kgkit.topology import neighbourhood, topology
+
+    figures: dict[str, Any] = {"dataset": str(folder)}
+    dom = io.load_domain(domain)
+    t = time.perf_counter()
+    extractions = _read_extractions(folder)
+    figures["read_s"] = round(time.perf_counter() - t, 3)
+    figures["documents"] = len(extractions)
+    t = time.perf_counter()
+    graph = build_graph(extractions, domain=dom, learned_at="2026-01-01T00:00:00Z")
+    figures["build_s"] = round(time.perf_counter() - t, 3)
+    figures["entities"], figures["relations"] = len(graph.entities), len(graph.relations)
+    figures["rss_after_build_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    again = build_graph(extractions, domain=dom, learned_at="2026-01-01T00:00:00Z")
+    figures["build_deterministic"] = io.dumps_json(again.to_json_dict()) == io.dumps_json(graph.to_json_dict())
+    del again
+    t = time.perf_counter()
+    comms = detect_communities(graph, seed=0)
+    figures["communities_s"] = round(time.perf_counter() - t, 3)
+    figures["communities"] = len(comms.summary)
+    graph = assign_communities(graph, comms)
+    t = time.perf_counter()
+    topo = topology(graph, limit=20)
+    figures["topology_s"] = round(time.perf_counter() - t, 3)
+    figures["bridges_total"] = topo["bridges"]["total"]
+    ids = graph.entities.sort_values(["degree", "id"], ascending=[False, True])["id"].tolist()
+    sample = ids[:: max(1, len(ids) // queries)][:queries]
+    t = time.perf_counter()
+    neighbourhood(graph, sample[0], depth=2)  # builds the adjacency index once per graph
+    figures["index_first_query_s"] = round(time.perf_counter() - t, 4)
+    times = []
+    for eid in sample:
+        for depth in (1, 2):
+            t = time.perf_counter()
+            neighbourhood(graph, eid, depth=depth, limit=50)
+            times.append(time.perf_counter() - t)
+    figures["query_median_ms"] = round(1000 * statistics.median(times), 2)
+    figures["query_max_ms"] = round(1000 * max(times), 2)
+    figures["queries"] = len(times)
+    t = time.perf_counter()
+    graph.to_json_dict()
+    figures["to_json_s"] = round(time.perf_counter() - t, 3)
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return figures
+
+
+def measure_kgkit(extractions_dir: str | Path) -> dict[str, Any]:
+    """Measure kgkit on one extraction set in a fresh subprocess; returns the figures as a dict."""
+    out = subprocess.run([sys.executable, __file__, "--measure", str(extractions_dir)], capture_output=True,
+                         text=True, check=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--measure"]:
+        print(json.dumps(_measure_here(Path(argv[1]))))
+        return
+    for folder in argv or ["/tmp/n2000"]:
+        figures = measure_kgkit(folder)
+        print(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
