@@ -2,7 +2,8 @@
 
 Each step only sees what earlier steps left: the exact step groups names into (type, match key) nodes;
 the lexical blocks pair nodes; embedding neighbours are searched only for nodes still without a unique
-match. Identity is decided per pair from the less informative name's side: its best match must lead
+match. A name-rule pair merges into the more informative name ("J. Smith" -> "Jane Smith"), any other pair
+into the better-attested one (more mentions). Identity is decided per pair from the less informative name's side: its best match must lead
 the runner-up (another node) by `margin`, and the types must agree, else the verdict is ambiguous.
 
 >>> from kgkit.graph import Graph
@@ -162,7 +163,10 @@ def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), emb
     out = exact_candidates(idx)
     for pair, (query, other, verdict) in sorted(verdicts(idx, scored).items()):
         s = scored[pair]
-        out.append(_candidate(idx, idx.rep[query], idx.rep[other], s.score, s.step, verdict, s.features, s.reasons))
+        src, dst = idx.rep[query], idx.rep[other]
+        if s.step != "rule" and idx.mentions[src] > idx.mentions[dst]:
+            src, dst = dst, src  # a spelling variant goes into the better-attested form
+        out.append(_candidate(idx, src, dst, s.score, s.step, verdict, s.features, s.reasons))
     return sorted(out, key=lambda c: (-c.score, c.source, c.target))
 
 

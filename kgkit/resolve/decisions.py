@@ -157,6 +157,22 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
     return sorted(out, key=lambda d: (d.id, _RANK[d.decided_by]))
 
 
+def combine(decisions: Iterable[Decision]) -> list[Decision]:
+    """One decision per subject: person over llm over policy; within one rank the later wins. Sorted by id.
+
+    >>> a = Decision(kind="merge", subjects=("x", "y"), decided_by="policy")
+    >>> b = person_decision("keep_apart", ("y", "x"))
+    >>> [d.decided_by for d in combine([b, a])]
+    ['person']
+    """
+    best: dict[str, Decision] = {}
+    for d in decisions:
+        old = best.get(d.id)
+        if old is None or _RANK[d.decided_by] <= _RANK[old.decided_by]:
+            best[d.id] = d
+    return [best[k] for k in sorted(best)]
+
+
 def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision]) -> list[MergeCandidate]:
     """Candidates no decision covers yet (what `kgkit review` asks a person about), best first."""
     decided = {d.pair_key for d in decisions}

@@ -114,7 +114,7 @@ class NameIndex:
     keys: list[str] = field(default_factory=list)  # node level
     node_types: list[str] = field(default_factory=list)
     members: list[list[int]] = field(default_factory=list)
-    rep: list[int] = field(default_factory=list)  # the node's representative entity (most mentions, then id)
+    rep: list[int] = field(default_factory=list)  # representative entity: most mentions, then shortest id, then id
     gated: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     bits: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=float))  # information_bits per node
     by_key: dict[str, list[int]] = field(default_factory=dict)  # key -> nodes (any type)
@@ -152,7 +152,7 @@ def build_index(entities: Iterable[tuple[str, str, str, int]], *, config: Resolv
             idx.by_key.setdefault(key, []).append(node)
         idx.members[node].append(e)
         idx.node_of.append(node)
-    idx.rep = [min(m, key=lambda e: (-idx.mentions[e], idx.ids[e])) for m in idx.members]
+    idx.rep = [min(m, key=lambda e: (-idx.mentions[e], len(idx.ids[e]), idx.ids[e])) for m in idx.members]
     if aliases:
         pos = {i: e for e, i in enumerate(ids)}
         for eid, names in aliases.items():

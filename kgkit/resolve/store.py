@@ -100,10 +100,12 @@ def read_decisions(workspace: str | os.PathLike[str]) -> list[Decision]:
 
 
 def write_decisions(workspace: str | os.PathLike[str], decisions: Sequence[Decision]) -> Path:
+    """Write the decisions file atomically (one decision per subject: person over llm over policy)."""
     from kgkit.io import atomic_write_text
+    from kgkit.resolve.decisions import combine
 
     path = Path(workspace) / DECISIONS_FILE
-    atomic_write_text(path, dump_decisions(decisions))
+    atomic_write_text(path, dump_decisions(combine(decisions)))
     return path
 
 

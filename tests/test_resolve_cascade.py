@@ -1,0 +1,129 @@
+"""The candidate cascade: match keys, each step, the entropy gate, the margin rule, cross-type proposals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kgkit.embed import HashingEmbedder
+from kgkit.graph import Graph
+from kgkit.resolve import ResolveConfig, identify, match_key, merge_candidates
+from kgkit.resolve.candidates import _ent
+from kgkit.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
+from kgkit.resolve.keys import information_bits, initials_rule
+
+from resolve_fixtures import graph
+
+
+def _graph(rows):
+    return Graph.empty().replace(entities=pd.DataFrame([_ent(*r) for r in rows]))
+
+
+@pytest.mark.parametrize("a, b, typ", [
+    ("Dr. Jane Smith", "Jane Smith", "Person"), ("Smith, Jane", "Jane Smith", "Person"),
+    ("Mr. John Brown Jr", "John Brown Jr", "Person"), ("The Acme Corporation", "ACME Corp.", "Organization"),
+    ("Acme, Inc.", "Acme Incorporated", "Organization"), ("Société Générale", "SOCIETE GENERALE", "Organization"),
+    ("ADIDAS INTERNATL MARKETING B.V", "adidas International Marketing B. V.", "Organization"),
+    ("Springfield, USA", "Springfield", "Location"),
+])
+def test_match_key_folds_titles_suffixes_order_and_accents(a, b, typ):
+    assert match_key(a, typ) == match_key(b, typ)
+
+
+@pytest.mark.parametrize("a, b, typ", [
+    ("Dr. Smith", "Mr. Smith", "Person"), ("Acme Inc", "Acme Corp", "Organization"),
+    ("General Electric", "Electric", "Organization"),
+])
+def test_match_key_keeps_what_tells_names_apart(a, b, typ):
+    assert match_key(a, typ) != match_key(b, typ)
+
+
+def test_exact_step_groups_variants_and_points_them_at_the_most_mentioned():
+    cands = merge_candidates(graph())
+    exact = {(c.source, c.target) for c in cands if c.step == "exact" and c.verdict == "unique"}
+    assert ("Person:dr jane smith", "Person:jane smith") in exact
+    assert ("Organization:acme corporation", "Organization:acme corp") in exact
+    assert all(c.reasons for c in cands)
+
+
+def test_rule_step_initials_and_acronyms():
+    cands = {(c.source, c.target): c for c in merge_candidates(graph())}
+    jane = cands[("Person:j smith", "Person:jane smith")]
+    assert jane.step == "rule" and jane.features["rule_initials"] == 1.0 and jane.verdict == "unique"
+    ibm = cands[("Organization:ibm", "Organization:international business machines")]
+    assert ibm.features["rule_acronym"] == 1.0 and any("acronym" in r for r in ibm.reasons)
+    assert initials_rule("jane smith", "smith jane") is None  # order is the key's job, not the rule's
+    assert initials_rule("jane b smith", "jane smith") == "middle"
+
+
+def test_lsh_step_finds_spelling_variants_and_uses_datasketch_permutations():
+    from datasketch import MinHash
+    from datasketch.lsh import _optimal_param
+
+    a, b = MinHash(num_perm=64, seed=1, scheme="affine32").permutations
+    assert (permutations(64, 1)[0] == a).all() and (permutations(64, 1)[1] == b).all()
+    assert lsh_bands(0.5, 64) == _optimal_param(0.5, 64, 0.5, 0.5)
+    g = _graph([("O:alcatel nv", "Alcatel NV", "Organization", 3), ("O:alkatel nv", "Al'katel N.V.", "Organization", 1),
+                ("O:globex", "Globex Holdings", "Organization", 2)])
+    cands = merge_candidates(g)
+    assert [(c.source, c.target, c.step) for c in cands] == [("O:alkatel nv", "O:alcatel nv", "lsh")]
+
+
+def test_entropy_gate_keeps_low_information_names_out_of_lsh():
+    idx = build_index([("P:john", "John", "Person", 1), ("P:johns", "Johns", "Person", 1),
+                       ("O:inc", "Inc", "Organization", 1), ("O:acme widgets", "Acme Widgets", "Organization", 1),
+                       ("O:acme widget", "Acme Widgetz", "Organization", 1)], config=ResolveConfig())
+    gated = {idx.keys[n] for n in np.flatnonzero(idx.gated)}
+    assert {"john", "johns", "inc"} <= gated and "acme widget" not in gated
+    assert information_bits("john") < ResolveConfig().lsh_min_bits
+    assert {tuple(sorted(idx.keys[n] for n in p)) for p in lsh_pairs(idx)} == {("acme widget", "acme widgetz")}
+
+
+def test_embedding_step_reaches_names_the_lexical_blocks_miss():
+    g = _graph([("O:a", "Globex Widgets Holdings", "Organization", 2), ("O:b", "Widgets Holdings Globex", "Organization", 1)])
+    assert merge_candidates(g, config=ResolveConfig(max_bucket=0)) == []  # no block proposes the pair
+    cands = merge_candidates(g, config=ResolveConfig(max_bucket=0, embed_min_cosine=0.5), embedder=HashingEmbedder())
+    assert [(c.step, "cosine" in c.features) for c in cands] == [("embedding", True)]
+
+
+def test_margin_rule_makes_a_close_runner_up_ambiguous():
+    g = _graph([("P:jane smith", "Jane Smith", "Person", 3), ("P:john smith", "John Smith", "Person", 3),
+                ("P:j smith", "J. Smith", "Person", 1)])
+    cands = [c for c in merge_candidates(g) if c.source == "P:j smith"]
+    assert len(cands) == 2 and {c.verdict for c in cands} == {"ambiguous"}
+    two = _graph([("P:jane smith", "Jane Smith", "Person", 3), ("P:john smith", "John Smith", "Person", 3)])
+    assert identify(two, "J. Smith").verdict == "ambiguous"
+    assert identify(two, "Jane B. Smith").entity_id == "P:jane smith"
+    one = _graph([("P:jane smith", "Jane Smith", "Person", 3), ("P:bob smith", "Bobby Smithers", "Person", 3)])
+    assert identify(one, "J. Smith").verdict == "unique"
+
+
+def test_same_name_different_types_is_only_ever_a_proposal():
+    cands = [c for c in merge_candidates(graph()) if {c.source, c.target} == {"Location:washington", "Person:washington"}]
+    assert len(cands) == 1 and cands[0].verdict == "ambiguous" and cands[0].features["same_type"] == 0.0
+    assert identify(graph(), "Washington").verdict == "ambiguous"
+    assert identify(graph(), "Washington", type="Person").entity_id == "Person:washington"
+
+
+def test_identify_tri_state():
+    g = graph()
+    assert identify(g, "Dr. Jane Smith").entity_id == "Person:jane smith"
+    assert identify(g, "Zorg Industries").verdict == "not_found"
+    assert identify(g, "Jane Smyth", type="Person").verdict in ("unique", "ambiguous")
+
+
+def test_graph_features_shared_neighbours_and_documents():
+    cands = {(c.source, c.target): c for c in merge_candidates(graph())}
+    jane = cands[("Person:j smith", "Person:jane smith")]
+    assert "shared_neighbours" in jane.features and "co_documents" in jane.features
+
+
+def test_candidate_generation_is_deterministic():
+    assert [c.model_dump() for c in merge_candidates(graph())] == [c.model_dump() for c in merge_candidates(graph())]
+
+
+def test_lexical_pairs_are_blocked_not_all_pairs():
+    rows = [(f"O:{i}", f"Company {i:05d} Widgets", "Organization", 1) for i in range(400)]
+    idx = build_index(rows)
+    assert len(lexical_pairs(idx)) < 400 * 399 / 2 / 4
