@@ -132,3 +132,46 @@ def test_json_round_trip_and_empty_graph():
     assert empty.summary()["entities"] == 0
     assert dumps_json(Graph.from_json_dict(empty.to_json_dict()).to_json_dict()) == dumps_json(empty.to_json_dict())
     assert len(g.to_networkx().edges) == 1
+
+
+# --------------------------------------------------------------------------- added with issue 4 (vectorised build)
+
+
+def test_degree_counts_distinct_relations_not_mentions():
+    r = rel("Ada", "Person", "Acme", "Organization", "WORKS_FOR")
+    g = build_graph([doc(f"d{i}", chunk(f"d{i}", 0, [], [r])) for i in range(3)], domain=DOMAIN)
+    assert g.relations.iloc[0]["support"] == 3
+    assert dict(zip(g.entities["id"], g.entities["degree"])) == {"Organization:acme": 1, "Person:ada": 1}
+
+
+def test_entities_named_only_by_relations_get_the_same_name_in_any_order():
+    docs = [doc("d1", chunk("d1", 0, [], [rel("Ada", "Person", "ACME", "Organization", "WORKS_FOR")])),
+            doc("d2", chunk("d2", 0, [], [rel("Ada", "Person", "Acme", "Organization", "WORKS_FOR")])),
+            doc("d3", chunk("d3", 0, [], [rel("Bob", "Person", "Acme", "Organization", "WORKS_FOR")]))]
+    names = {dumps_json(build_graph(order, domain=DOMAIN).to_json_dict()) for order in (docs, docs[::-1], docs[1:] + docs[:1])}
+    assert len(names) == 1
+    g = build_graph(docs, domain=DOMAIN)
+    acme = g.entity("Organization:acme")
+    assert acme["name"] == "Acme" and acme["mentions"] == 0  # the most common surface form
+
+
+def test_learned_at_per_document_gives_each_relation_its_earliest_time():
+    r = rel("Ada", "Person", "Acme", "Organization", "WORKS_FOR")
+    docs = [doc("d1", chunk("d1", 0, [], [r])), doc("d2", chunk("d2", 0, [], [r]))]
+    g = build_graph(docs, domain=DOMAIN, learned_at={"d1": "2025-03-01", "d2": "2024-01-01"})
+    assert g.relations.iloc[0]["created_at"] == "2024-01-01"
+    assert build_graph(docs, domain=DOMAIN, learned_at="2026-01-01").relations.iloc[0]["created_at"] == "2026-01-01"
+
+
+def test_a_100k_edge_synthetic_graph_builds():
+    rng = random.Random(5)
+    people = [f"Person {i}" for i in range(20_000)]
+    docs = []
+    for d in range(200):
+        rels = [rel(people[(d * 500 + j) % 20_000], "Person", f"Org {(d * 500 + j) // 20_000}-{j % 400}", "Organization",
+                    "WORKS_FOR", conf=rng.uniform(0.4, 1.0)) for j in range(500)]
+        docs.append(doc(f"d{d:03d}", chunk(f"d{d:03d}", 0, [], rels)))
+    g = build_graph(docs, domain=DOMAIN)
+    assert len(g.relations) == 100_000 and g.relations["support"].sum() == 100_000
+    assert len(g.provenance) == 100_000 and g.relations["id"].is_unique
+    assert int(g.entities["degree"].sum()) == 200_000
