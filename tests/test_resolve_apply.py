@@ -14,7 +14,7 @@ from kgkit.resolve.apply import _e, _r
 from kgkit.resolve.decisions import Decision, JudgeAnswer
 from kgkit.resolve.store import dump_decisions, parse_decisions
 
-from resolve_fixtures import DOMAIN, corpus, graph
+from test_resolve_fixtures import DOMAIN, corpus, graph
 
 AT = "2026-01-01T00:00:00+00:00"
 

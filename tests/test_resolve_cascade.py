@@ -13,7 +13,7 @@ from kgkit.resolve.candidates import _ent
 from kgkit.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
 from kgkit.resolve.keys import information_bits, initials_rule
 
-from resolve_fixtures import graph
+from test_resolve_fixtures import graph
 
 
 def _graph(rows):

@@ -12,7 +12,7 @@ from kgkit.graph import Graph
 from kgkit.resolve import read_decisions
 from kgkit.resolve.candidates import _ent
 
-from resolve_fixtures import graph
+from test_resolve_fixtures import graph
 
 
 def _ambiguous_graph() -> Graph:
