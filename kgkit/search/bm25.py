@@ -131,7 +131,7 @@ class KeywordIndex:
         """(rows, scores, matched term counts) of the best `limit` live rows allowed by `mask`, best first.
         Ties break by row number (older first), so results are deterministic."""
         n = self.alive.n
-        ids = [self.vocab[t] for t in dict.fromkeys(terms) if t in self.vocab]
+        ids = [i for i in (self.vocab.get(t) for t in dict.fromkeys(terms)) if i is not None and self.df[i] > 0]
         empty = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int16))
         if not ids or self.live == 0:
             return empty
@@ -139,8 +139,6 @@ class KeywordIndex:
         matched = np.zeros(n, dtype=np.int16)
         for term in ids:
             df = self.df[term]
-            if df <= 0:
-                continue
             parts_rows, parts_tf = [], []
             for f, weight in enumerate(self.weights):
                 posting = self.postings[f].get(term)

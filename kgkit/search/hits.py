@@ -37,7 +37,7 @@ def hits_frame(page: Sequence[tuple[int, float]], items: Sequence[SearchItem],
             rec[f"{channel}_rank"] = rank
             rec[f"{channel}_score"] = None if value is None else round(float(value), 6)
         records.append(rec)
-    nullable = {c for c in HIT_COLUMNS if c.endswith(("_rank", "_score")) or c in ("start", "end")}
+    nullable = set(HIT_COLUMNS) - {"rank", "id", "kind", "score", "title", "text"}  # None stays None
     columns: dict[str, Any] = {}
     for c in HIT_COLUMNS:
         values = [r[c] for r in records]

@@ -50,8 +50,8 @@ HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "c
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """Fusion settings: channel weights, the RRF constant, how deep each channel looks, how many fused hits
-    seed the graph channel."""
+    """Fusion settings: channel weights, the RRF constant, how many candidates each channel contributes (the
+    fused list, and so every page, is drawn from those), how many fused hits seed the graph channel."""
 
     weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 0.5})
     k: float = 60.0
@@ -145,18 +145,28 @@ class SearchIndex:
 
         return embed_texts(list(texts), embedder=self.embedder)
 
-    def add(self, items: Iterable[SearchItem], *, _between_rows: Any = None) -> dict[str, int]:
-        """Add new items, replace those whose content hash changed, skip unchanged ones (one transaction)."""
-        todo: dict[str, SearchItem] = {}
+    def add(self, items: Iterable[SearchItem], *, vectors: np.ndarray | None = None,
+            _between_rows: Any = None) -> dict[str, int]:
+        """Add new items, replace those whose content hash changed, skip unchanged ones (one transaction).
+        `vectors` (one row per item, from the index's embedder) skips embedding; by default items are embedded."""
+        items = list(items)
+        if vectors is not None and len(vectors) != len(items):
+            raise ValueError(f"{len(vectors)} vectors for {len(items)} items")
+        todo: dict[str, int] = {}
         unchanged = 0
-        for item in items:
+        for position, item in enumerate(items):
             row = self.row_of.get(item.id)
             if row is not None and self.items[row].hash == item.hash and item.id not in todo:
                 unchanged += 1
             else:
-                todo[item.id] = item
-        fresh = list(todo.values())
-        vectors = self._embed([i.text for i in fresh]) if self.embedder is not None else [None] * len(fresh)
+                todo[item.id] = position
+        fresh = [items[p] for p in todo.values()]
+        if self.embedder is None:
+            vectors = [None] * len(fresh)
+        elif vectors is not None:
+            vectors = np.asarray(vectors, dtype=np.float32)[list(todo.values())]
+        else:
+            vectors = self._embed([i.text for i in fresh])
         if self.store is not None:
             meta = {"embedder": self.embedder.id} if self.embedder is not None else None
             self.store.write(list(zip(fresh, vectors)), meta=meta, _between_rows=_between_rows)
@@ -266,7 +276,7 @@ class SearchIndex:
         t = lap("parse", started)
         allowed = None if filters.empty else self.mask(filters)
         t = lap("filter", t)
-        depth = max(self.config.depth, offset + limit)
+        depth = self.config.depth  # fixed, so `total` and every page are the same whatever the offset
         ranked: dict[str, list[int]] = {}
         detail: dict[str, dict[int, tuple[int, float]]] = {}
         if "keyword" in channels and terms:
@@ -298,7 +308,7 @@ class SearchIndex:
         fused = rrf(ranked, weights=self.config.weights, k=self.config.k)
         t = lap("fusion", t)
         if mmr_lambda is not None and self.dense is not None and fused:
-            pool = fused[: max(depth, offset + limit)]
+            pool = fused
             rows = np.array([r for r, _ in pool])
             picked = mmr(np.array([s for _, s in pool]), self.dense.vectors(rows), limit=offset + limit,
                          lambda_=mmr_lambda)

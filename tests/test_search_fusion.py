@@ -1,0 +1,117 @@
+"""Fusion order on small hand-made cases: RRF arithmetic, channel weights, the graph channel, MMR, roll-up."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kgkit.search import SearchConfig, SearchIndex, SearchItem, rollup, rrf
+
+
+class TableEmbedder:
+    """A fake embedder: fixed vectors for known texts (the first word picks the axis), for exact control."""
+
+    id = "table:3"
+    dim = 3
+
+    def __call__(self, texts):
+        axes = {"alpha": 0, "alef": 0, "beta": 1, "gamma": 2}  # alef: a synonym only the dense channel knows
+        out = np.zeros((len(texts), 3), dtype=np.float32)
+        for i, t in enumerate(texts):
+            word = t.split()[0].lower() if t.split() else ""
+            out[i, axes.get(word, 2)] = 1.0
+        return out
+
+
+def chunk(cid, title, body, **kw):
+    return SearchItem(id=cid, kind="chunk", title=title, body=body, document_id=kw.pop("doc", "d1"), **kw)
+
+
+def test_rrf_sums_weighted_reciprocal_ranks_and_breaks_ties_by_first_seen():
+    fused = rrf({"keyword": ["a", "b"], "dense": ["c", "a"]}, weights={"keyword": 1.0, "dense": 1.0}, k=60)
+    assert [k for k, _ in fused] == ["a", "c", "b"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[1][1] == pytest.approx(1 / 61) and fused[2][1] == pytest.approx(1 / 62)
+    assert [k for k, _ in rrf({"x": ["p", "q"], "y": ["q", "p"]}, weights={})] == ["p", "q"]
+    assert [k for k, _ in rrf({"x": ["p"], "y": ["q"]}, weights={"x": 1.0, "y": 2.0})] == ["q", "p"]
+    assert rrf({"x": ["p"]}, weights={"x": 0.0}) == []
+
+
+def test_keyword_and_dense_channels_fuse_by_rank():
+    index = SearchIndex(embedder=TableEmbedder())
+    index.add([chunk("k-only", "", "beta zebra zebra"),          # best keyword hit, dense axis beta
+               chunk("both", "", "alpha zebra"),                 # keyword 2nd, dense 1st (alpha axis)
+               chunk("d-only", "", "alef nothing in common")])  # dense tie with "both", no keyword
+    hits = index.search("alpha zebra", limit=3, channels=("keyword", "dense"))
+    # both: keyword 1 + dense 1; k-only: keyword 2 + dense 3 (score 0); d-only: dense 2 only
+    assert hits["id"].tolist() == ["both", "k-only", "d-only"]
+    ranks = hits.set_index("id")[["keyword_rank", "dense_rank"]].to_dict("index")
+    assert ranks["both"] == {"keyword_rank": 1, "dense_rank": 1}
+    assert ranks["d-only"] == {"keyword_rank": None, "dense_rank": 2}
+    assert hits["score"].tolist()[2] == pytest.approx(1 / 62, abs=1e-6)
+    weighted = SearchIndex(embedder=TableEmbedder(), config=SearchConfig(weights={"keyword": 0.0, "dense": 1.0}))
+    weighted.add([chunk("k-only", "", "beta zebra zebra"), chunk("d-only", "", "alpha nothing")])
+    assert weighted.search("alpha zebra", channels=("keyword", "dense"))["id"].tolist()[0] == "d-only"
+
+
+def test_keyword_coordination_prefers_rows_matching_more_terms():
+    index = SearchIndex()
+    index.add([chunk("one-term", "", "socket socket socket socket"), chunk("all-terms", "", "socket timeout retry")])
+    assert index.search("socket timeout retry")["id"].tolist() == ["all-terms", "one-term"]
+
+
+def test_title_field_weighs_more_than_body():
+    index = SearchIndex()
+    index.add([chunk("body", "", "pidfd is mentioned here among many other words"),
+               chunk("title", "posix.pidfd_open", "among many other words mentioned here")])
+    assert index.search("pidfd")["id"].tolist()[0] == "title"
+
+
+def graph_items():
+    return [
+        SearchItem(id="E:ada", kind="entity", title="Ada Lovelace", body="Person", type="Person", entities=("E:ada",),
+                   document_id="d1", documents=("d1",)),
+        SearchItem(id="E:babbage", kind="entity", title="Charles Babbage", body="Person", type="Person",
+                   entities=("E:babbage",), document_id="d2", documents=("d2",)),
+        SearchItem(id="E:engine", kind="entity", title="Analytical Engine", body="Other", type="Other",
+                   entities=("E:engine",), document_id="d2", documents=("d2",)),
+        SearchItem(id="R:1", kind="relation", title="Ada Lovelace ; Charles Babbage",
+                   body="Ada Lovelace WORKED_WITH Charles Babbage", type="WORKED_WITH", entities=("E:ada", "E:babbage"),
+                   document_id="d1", documents=("d1",), created_at="2024-01-01", expired_at="2024-06-01"),
+        SearchItem(id="R:2", kind="relation", title="Charles Babbage ; Analytical Engine",
+                   body="Charles Babbage DESIGNED Analytical Engine", type="DESIGNED",
+                   entities=("E:babbage", "E:engine"), document_id="d2", documents=("d2",), created_at="2024-03-01"),
+        chunk("C:1", "notes.txt", "Lovelace wrote notes on a machine.", entities=("E:ada",), doc="d1", documents=("d1",)),
+        chunk("C:2", "engine.txt", "The machine was never finished.", entities=("E:engine",), doc="d2", documents=("d2",)),
+    ]
+
+
+def test_graph_channel_reaches_neighbours_the_text_channels_miss():
+    index = SearchIndex()
+    index.add(graph_items())
+    keyword_only = index.search("Ada Lovelace", channels=("keyword",), limit=20)["id"].tolist()
+    assert "E:babbage" not in keyword_only  # no word in common
+    hits = index.search("Ada Lovelace", channels=("keyword", "graph"), limit=20)
+    ids = hits["id"].tolist()
+    assert ids[0] == "E:ada" and "E:babbage" in ids  # one hop over R:1
+    assert hits.set_index("id").loc["E:babbage", "graph_rank"] is not None
+    assert "E:engine" not in set(hits[hits["graph_rank"].notna()]["id"]) or \
+        hits.set_index("id").loc["E:engine", "graph_rank"] > hits.set_index("id").loc["E:babbage", "graph_rank"]
+
+
+def test_mmr_diversifies_near_duplicates():
+    index = SearchIndex(embedder=TableEmbedder())
+    index.add([chunk("a1", "", "alpha zebra one"), chunk("a2", "", "alpha zebra two"), chunk("b", "", "beta zebra")])
+    plain = index.search("zebra", limit=2, channels=("keyword",))["id"].tolist()
+    diverse = index.search("zebra", limit=2, channels=("keyword",), mmr_lambda=0.3)["id"].tolist()
+    assert len(plain) == 2 and "b" in diverse and len({d[0] for d in diverse}) == 2
+
+
+def test_chunk_hits_roll_up_to_documents_and_entities():
+    index = SearchIndex()
+    index.add(graph_items())
+    hits = index.search("machine", kind="chunk")
+    docs = rollup(hits, by="document")
+    assert set(docs["key"]) == {"d1", "d2"} and docs["hits"].sum() == 2
+    ents = rollup(hits, by="entity")
+    assert set(ents["key"]) == {"E:ada", "E:engine"}

@@ -1,0 +1,143 @@
+"""Persistence: incremental adds equal a full rebuild, content-hash invalidation, reopen, and crash safety."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgkit.cache import Cache
+from kgkit.embed import HashingEmbedder
+from kgkit.search import SearchIndex, SearchItem
+from test_search_fusion import graph_items
+
+QUERIES = ["Ada Lovelace", "machine notes", "Babbage designed engine", "never finished", "person"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def chunks(n, prefix="c", word="alpha"):
+    return [SearchItem(id=f"{prefix}{i}", kind="chunk", title=f"file{i}.txt", body=f"{word} item {i} text {i % 7}",
+                       document_id=f"d{i % 3}", documents=(f"d{i % 3}",)) for i in range(n)]
+
+
+def results(index):
+    out = []
+    for q in QUERIES + ["alpha item 3", "beta text"]:
+        frame = index.search(q, limit=20)
+        out.append([(r["id"], round(r["score"], 9), r["keyword_score"] and round(r["keyword_score"], 4),
+                     r["dense_score"] and round(r["dense_score"], 5)) for r in frame.to_dict("records")])
+    return out
+
+
+def test_incremental_adds_equal_a_full_rebuild(tmp_path):
+    emb = HashingEmbedder(dim=64)
+    all_items = graph_items() + chunks(30)
+    full = SearchIndex(embedder=emb)
+    full.add(all_items)
+    grown = SearchIndex.open(tmp_path / "index", embedder=emb, cache=Cache(tmp_path / "cache"))
+    for start in range(0, len(all_items), 4):
+        grown.add(all_items[start:start + 4])
+    assert results(grown) == results(full)
+    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    assert results(reopened) == results(full) and len(reopened) == len(all_items)
+
+
+def test_changed_item_is_replaced_and_unchanged_skipped(tmp_path):
+    emb = HashingEmbedder(dim=64)
+    index = SearchIndex.open(tmp_path / "index", embedder=emb)
+    items = chunks(10)
+    assert index.add(items) == {"added": 10, "replaced": 0, "unchanged": 0, "removed": 0}
+    assert index.add(items)["unchanged"] == 10
+    edited = replace(items[3], body="beta now says something else", hash="")
+    assert index.add([edited]) == {"added": 0, "replaced": 1, "unchanged": 0, "removed": 0}
+    assert index.search("beta", channels=("keyword",))["id"].tolist() == ["c3"]
+    assert index.search("alpha item 3", channels=("keyword",), limit=20)["id"].tolist()[0] != "c3"
+    # the same as building from scratch with the edited item
+    fresh = SearchIndex(embedder=emb)
+    fresh.add(items[:3] + items[4:] + [edited])
+    assert results(index) == results(fresh)
+    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    assert results(reopened) == results(fresh)
+    assert index.remove(["c3", "nope"])["removed"] == 1
+    assert SearchIndex.open(tmp_path / "index", embedder=emb).search("beta", channels=("keyword",))["id"].tolist() == []
+
+
+def test_embeddings_come_from_the_content_hash_cache(tmp_path):
+    emb = HashingEmbedder(dim=32)
+    cache = Cache(tmp_path / "cache")
+    SearchIndex.open(tmp_path / "a", embedder=emb, cache=cache).add(chunks(5))
+    assert cache.stats.computed["embed"] == 5
+    SearchIndex.open(tmp_path / "b", embedder=emb, cache=cache).add(chunks(5))
+    assert cache.stats.computed["embed"] == 5 and cache.stats.hits["embed"] == 5
+
+
+def test_another_embedder_re_embeds_on_open(tmp_path):
+    SearchIndex.open(tmp_path / "i", embedder=HashingEmbedder(dim=32)).add(chunks(4))
+    again = SearchIndex.open(tmp_path / "i", embedder=HashingEmbedder(dim=48))
+    assert again.dense.dim == 48 and len(again.dense) == 4
+    assert again.search("alpha item 2")["id"].tolist()[0] == "c2"
+
+
+def test_a_failure_between_row_writes_leaves_the_old_index(tmp_path):
+    emb = HashingEmbedder(dim=32)
+    index = SearchIndex.open(tmp_path / "index", embedder=emb)
+    index.add(chunks(5))
+    before = results(index)
+
+    def fail(i):
+        if i == 3:
+            raise OSError("disk full (injected)")
+
+    with pytest.raises(OSError, match="injected"):
+        index.add(chunks(8, prefix="n", word="beta"), _between_rows=fail)
+    assert results(index) == before  # memory untouched: the store write failed first
+    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    assert len(reopened) == 5 and results(reopened) == before
+
+
+def test_a_process_killed_mid_write_leaves_the_old_index_readable(tmp_path):
+    folder = tmp_path / "index"
+    emb = HashingEmbedder(dim=32)
+    SearchIndex.open(folder, embedder=emb).add(chunks(6))
+    script = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'tests')!r})
+        from kgkit.embed import HashingEmbedder
+        from kgkit.search import SearchIndex
+        from test_search_store import chunks
+        index = SearchIndex.open({str(folder)!r}, embedder=HashingEmbedder(dim=32))
+        def die(i):
+            if i == 50:
+                print("dying", flush=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+        index.add(chunks(200, prefix="new", word="gamma"), _between_rows=die)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -signal.SIGKILL and "dying" in proc.stdout, proc.stderr
+    reopened = SearchIndex.open(folder, embedder=emb)
+    assert len(reopened) == 6
+    assert reopened.search("gamma", channels=("keyword",))["id"].tolist() == []
+    assert reopened.search("alpha item 4")["id"].tolist()[0] == "c4"
+    reopened.add(chunks(3, prefix="after", word="delta"))  # and it is writable again
+    assert len(SearchIndex.open(folder, embedder=emb)) == 9
+
+
+def test_concurrent_reader_sees_old_or_new_never_half(tmp_path):
+    folder = tmp_path / "index"
+    writer = SearchIndex.open(folder)
+    writer.add(chunks(4))
+    reader_items, _, _ = writer.store.load()
+    writer.add(chunks(10, prefix="z", word="omega"))
+    from kgkit.search.store import IndexStore
+
+    items, vectors, _ = IndexStore(folder).load()
+    assert len(reader_items) == 4 and len(items) == 14 and all(v is None for v in vectors)
+    assert np.all([i.hash for i in items])
+    assert os.path.exists(folder / "search.db")
