@@ -97,12 +97,16 @@ def search_command(
     offset: int = typer.Option(0, "--offset", min=0, help="Hits to skip (pagination: next_offset)."),
     channels: str = typer.Option("keyword,dense,graph", help="Comma-separated channels to run."),
     mmr: float | None = typer.Option(None, "--mmr", min=0.0, max=1.0, help="Diversify with MMR (lambda)."),
+    rollup: str | None = typer.Option(None, "--rollup", help="Also group this page's hits by 'document' or 'entity'."),
 ) -> None:
     """Hybrid search over the workspace's entities, relations and chunks."""
     from kgkit.search import SearchIndex
-    from kgkit.search.schema import search_json
+    from kgkit.search.schema import rollup_json, search_json
     from kgkit.search.store import DB_NAME, IndexStore
 
+    if rollup not in (None, "document", "entity"):
+        typer.echo("error: --rollup is 'document' or 'entity'", err=True)
+        raise typer.Exit(2)
     folder = workspace / "index"
     if not (folder / DB_NAME).exists():
         typer.echo(f"no search index in {workspace}: run `kgkit index DOCS -w {workspace}` first", err=True)
@@ -122,6 +126,8 @@ def search_command(
     finally:
         index.close()
     out = search_json(frame, query=query, filters=filters, limit=limit, offset=offset)
+    if rollup:
+        out["rollup"] = rollup_json(frame, by=rollup)
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
         return

@@ -78,6 +78,15 @@ def test_json_schema(workspace):
     assert chunk_hits and all(h["provenance"]["document_id"] and h["provenance"]["start"] is not None for h in chunk_hits)
 
 
+def test_rollup_groups_the_page(workspace):
+    _, ws = workspace
+    out = search(ws, "space program launch", "--kind", "chunk", "--rollup", "document")
+    groups = out["rollup"]["groups"]
+    assert out["rollup"]["by"] == "document" and groups
+    assert sum(g["hits"] for g in groups) == len(out["hits"])
+    assert {g["key"] for g in groups} == {h["provenance"]["document_id"] for h in out["hits"]}
+
+
 def test_pagination_walks_every_hit_once(workspace):
     _, ws = workspace
     first = search(ws, "Soviet", "--limit", "4")

@@ -67,3 +67,12 @@ def search_json(frame: pd.DataFrame, *, query: str, filters: dict[str, Any], lim
         "timings_ms": frame.attrs.get("timings_ms", {}),
         "hits": [hit_json(r) for r in frame.to_dict("records")],
     }
+
+
+def rollup_json(frame: pd.DataFrame, *, by: str) -> dict[str, Any]:
+    """The page's hits grouped by document or entity (kgkit.search.fusion.rollup) as JSON."""
+    from kgkit.search.fusion import rollup
+
+    groups = rollup(frame, by=by)
+    return {"by": by, "groups": [{"key": r["key"], "score": _plain(r["score"]), "total": _plain(r["total"]),
+                                  "hits": int(r["hits"]), "best_id": r["best_id"]} for r in groups.to_dict("records")]}
