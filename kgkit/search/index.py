@@ -20,6 +20,7 @@ transaction. Embeddings come from the `embedder` (through `cache` when given: on
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -86,7 +87,9 @@ class Filters:
 
 
 class SearchIndex:
-    """Hybrid search over SearchItems. Not thread-safe for writes; reads after a write see it at once."""
+    """Hybrid search over SearchItems. `add`/`remove` may be called from several threads (their store commits
+    are grouped); a search running while another thread writes is not supported. A write is visible to the
+    next search at once."""
 
     def __init__(self, *, embedder: Embedder | None = None, cache: Cache | None = None,
                  config: SearchConfig | None = None, store: IndexStore | None = None) -> None:
@@ -102,6 +105,7 @@ class SearchIndex:
         self._rows_by_entity: dict[str, list[int]] = defaultdict(list)
         self._relation_rows: list[int] = []
         self._adjacency: dict[str, set[str]] | None = None
+        self._lock = threading.Lock()  # concurrent writers: the store groups their commits, memory takes turns
 
     # ----------------------------------------------------------------- building
 
@@ -170,10 +174,11 @@ class SearchIndex:
         if self.store is not None:
             meta = {"embedder": self.embedder.id} if self.embedder is not None else None
             self.store.write(list(zip(fresh, vectors)), meta=meta, _between_rows=_between_rows)
-        replaced = sum(1 for i in fresh if i.id in self.row_of)
-        for item, vector in zip(fresh, vectors):
-            self._retire(item.id)
-            self._append(item, vector)
+        with self._lock:
+            replaced = sum(1 for i in fresh if i.id in self.row_of)
+            for item, vector in zip(fresh, vectors):
+                self._retire(item.id)
+                self._append(item, vector)
         return {"added": len(fresh) - replaced, "replaced": replaced, "unchanged": unchanged, "removed": 0}
 
     def remove(self, ids: Iterable[str]) -> dict[str, int]:
@@ -181,8 +186,9 @@ class SearchIndex:
         present = [i for i in dict.fromkeys(ids) if i in self.row_of]
         if self.store is not None and present:
             self.store.write([], remove=present)
-        for item_id in present:
-            self._retire(item_id)
+        with self._lock:
+            for item_id in present:
+                self._retire(item_id)
         return {"added": 0, "replaced": 0, "unchanged": 0, "removed": len(present)}
 
     def _append(self, item: SearchItem, vector: np.ndarray | None) -> None:

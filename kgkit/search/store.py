@@ -3,7 +3,9 @@
 Every write is one transaction: a batch of added, replaced or removed items commits whole or not at all, and
 a process killed mid-write leaves the previous index readable (SQLite rolls the unfinished transaction back
 on the next open). `synchronous=FULL` fsyncs the log at each commit, so a committed write survives a power
-cut, not just a crash (each commit then costs one fsync: ~5 ms on a disk whose fsync takes that long).
+cut, not just a crash. Writers in several threads share commits (group commit: whoever takes the commit lock
+writes every queued write in one transaction), so concurrent single writes cost one fsync per group, not one
+each; a write returns only once its transaction is durable (each commit then costs one fsync: ~5 ms on a disk whose fsync takes that long).
 `synchronous="NORMAL"` syncs at checkpoints only: still atomic and crash-safe for the process, but the last
 commits can be lost on power failure. Rows keep insertion order (AUTOINCREMENT), so loading rebuilds the same row order.
 
@@ -21,7 +23,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +47,15 @@ CREATE TABLE IF NOT EXISTS items (
 """
 
 
+@dataclass
+class _Pending:
+    upserts: Sequence[tuple[SearchItem, np.ndarray | None]]
+    remove: Sequence[str]
+    meta: dict[str, Any] | None
+    done: bool = False
+    error: BaseException | None = None
+
+
 class IndexStore:
     """The items (JSON) and their vectors (float32 bytes) of one index, in `folder`/search.db."""
 
@@ -57,6 +70,9 @@ class IndexStore:
         self.conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
         self.conn.execute("PRAGMA busy_timeout=10000")
         self.conn.executescript(_SCHEMA)
+        self._queue: list[_Pending] = []
+        self._queue_lock = threading.Lock()
+        self._commit_lock = threading.Lock()
         if self.meta().get("format") is None:
             self.set_meta({"format": FORMAT})
         elif self.meta()["format"] != FORMAT:
@@ -84,25 +100,58 @@ class IndexStore:
 
     def write(self, upserts: Sequence[tuple[SearchItem, np.ndarray | None]], *, remove: Sequence[str] = (),
               meta: dict[str, Any] | None = None, _between_rows: Callable[[int], None] | None = None) -> None:
-        """One atomic, durable transaction: delete `remove` ids, replace-or-insert `upserts` (a replaced item
-        moves to the end), update `meta`. `_between_rows(i)` is a test seam called before each row is written
-        (raise or kill the process there to simulate a crash mid-write)."""
+        """Atomically and durably: delete `remove` ids, replace-or-insert `upserts` (a replaced item moves to
+        the end), update `meta`. Returns once committed; concurrent calls may share one transaction (if a shared
+        one fails, each write is retried alone, so one bad write never sinks another). `_between_rows(i)` is a
+        test seam called before each row is written (raise or kill the process there to simulate a crash)."""
+        pending = _Pending(upserts, remove, meta)
+        if _between_rows is not None:
+            with self._commit_lock:
+                self._commit([pending], _between_rows)
+            return
+        with self._queue_lock:
+            self._queue.append(pending)
+        with self._commit_lock:
+            if not pending.done:
+                with self._queue_lock:
+                    batch, self._queue = self._queue, []
+                try:
+                    self._commit(batch)
+                except BaseException as exc:  # isolate: each write of the failed group on its own
+                    if len(batch) == 1:
+                        batch[0].error = exc
+                    for p in batch if len(batch) > 1 else ():
+                        try:
+                            self._commit([p])
+                        except BaseException as one:
+                            p.error = one
+                for p in batch:
+                    p.done = True
+        if pending.error is not None:
+            raise pending.error
+
+    def _commit(self, batch: Sequence[_Pending], between_rows: Callable[[int], None] | None = None) -> None:
         cur = self.conn.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
-            for item_id in remove:
-                cur.execute("DELETE FROM items WHERE id = ?", (item_id,))
-            for i, (item, vector) in enumerate(upserts):
-                if _between_rows is not None:
-                    _between_rows(i)
-                data = {k: v for k, v in item.as_dict().items() if k != "hash"}
-                blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
-                cur.execute("DELETE FROM items WHERE id = ?", (item.id,))
-                cur.execute("INSERT INTO items (id, hash, data, vector) VALUES (?, ?, ?, ?)",
-                            (item.id, item.hash, json.dumps(data, ensure_ascii=False), blob))
-            for key, value in (meta or {}).items():
-                cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+            for pending in batch:
+                self._apply(cur, pending, between_rows)
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
             raise
+
+    @staticmethod
+    def _apply(cur: sqlite3.Cursor, pending: _Pending, between_rows: Callable[[int], None] | None) -> None:
+        for item_id in pending.remove:
+            cur.execute("DELETE FROM items WHERE id = ?", (item_id,))
+        for i, (item, vector) in enumerate(pending.upserts):
+            if between_rows is not None:
+                between_rows(i)
+            data = {k: v for k, v in item.as_dict().items() if k != "hash"}
+            blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+            cur.execute("DELETE FROM items WHERE id = ?", (item.id,))
+            cur.execute("INSERT INTO items (id, hash, data, vector) VALUES (?, ?, ?, ?)",
+                        (item.id, item.hash, json.dumps(data, ensure_ascii=False), blob))
+        for key, value in (pending.meta or {}).items():
+            cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
