@@ -28,6 +28,7 @@ import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from hashlib import sha256 as _rid
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -103,9 +104,9 @@ def _obj(values: Any) -> pd.Series:
 
 def _frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
     """Rows -> a DataFrame of plain object columns (no per-cell string inference), floats and bools typed."""
-    cols = list(zip(*rows)) if rows else [()] * len(columns)
     data: dict[str, Any] = {}
-    for name, values in zip(columns, cols):
+    for i, name in enumerate(columns):
+        values = list(map(itemgetter(i), rows))  # one column at a time: never every column as tuples at once
         if name in _FLOAT:
             data[name] = np.fromiter(values, dtype=float, count=len(rows))
         elif name in _BOOL:
@@ -333,7 +334,9 @@ def _build(extractions: Sequence[DocumentExtraction], domain: Domain, learned_at
            repair: bool) -> Graph:
     ent_rows, rel_rows = _mention_rows(extractions, domain)
     ents = _dedupe_spans(_frame(ent_rows, _ENT_COLS), ["item_id"])
+    del ent_rows  # the rows are in the frame now: free them before the next big allocation
     rels = _dedupe_spans(_relation_mentions(rel_rows, domain, repair), ["item_id"])
+    del rel_rows
     documents = pd.DataFrame(
         [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions],
         columns=["id", "path", "sha256", "media_type", "chunks", "errors"],

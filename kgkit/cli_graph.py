@@ -25,12 +25,12 @@ def _graph_path(path: Path) -> Path:
 
 def _learned_at(text: str | None) -> str | None:
     """--learned-at: an ISO 8601 time, or "now" (UTC, to the second). The clock is read here, in the driver."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     if text is None:
         return None
     if text == "now":
-        return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     try:
         datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

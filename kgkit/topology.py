@@ -111,18 +111,30 @@ def topology(graph: Graph, *, limit: int = 20, offset: int = 0, seed: int = 0) -
 
 @dataclass(frozen=True, eq=False)
 class _Index:
-    """Adjacency of one Graph in CSR form (both directions), plus lookups by id and by normalised name."""
+    """Adjacency of one Graph in CSR form (both directions), ranks for sorting, lookups by id and name."""
 
     ids: np.ndarray
     types: np.ndarray
     row: np.ndarray  # position of each indexed entity in graph.entities
-    lookup: pd.Index  # ids, for vectorised id -> position
+    rank: np.ndarray  # entity order within a hop: degree (descending), then id
     position: dict[str, int]
-    by_name: dict[str, list[int]]
     indptr: np.ndarray
     neighbour: np.ndarray
     relation_row: np.ndarray
     relation_types: np.ndarray  # per CSR slot
+    rel_ends: np.ndarray  # per relation row: (source node, target node), -1 when outside the index
+    rel_rank: np.ndarray  # relation order within a hop: support (descending), then id
+    names: dict[str, list[int]] = field(default_factory=dict)  # normalised name -> nodes, filled on first use
+    name_source: list[Any] = field(default_factory=list)
+
+    def by_name(self, key: str) -> list[int]:
+        if self.name_source:  # build the name lookup once, only when a name is asked for
+            names, ids = self.name_source
+            for i, (eid, name) in enumerate(zip(ids, names)):
+                for k in {normalise_name(name or ""), normalise_name(eid.split(":", 1)[-1])}:
+                    self.names.setdefault(k, []).append(i)
+            self.name_source.clear()
+        return self.names.get(key, [])
 
 
 _INDEXES: weakref.WeakKeyDictionary[Graph, _Index] = weakref.WeakKeyDictionary()
@@ -136,33 +148,35 @@ def _index(graph: Graph) -> _Index:
     return found
 
 
+def _rank(ids: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Rank of each row when sorted by weight (descending), then id."""
+    order = np.lexsort((pd.factorize(ids, sort=True)[0], -weight))
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[order] = np.arange(len(ids))
+    return rank
+
+
 def _build_index(graph: Graph) -> _Index:
-    ents = graph.entities
-    documents = set(graph.documents["id"])
-    keep = ~ents["id"].isin(documents).to_numpy()  # a document never poses as an entity
+    ents, rels = graph.entities, graph.relations
+    keep = ~ents["id"].isin(set(graph.documents["id"])).to_numpy()  # a document never poses as an entity
     ids = ents["id"].to_numpy(object)[keep]
-    types = ents["type"].to_numpy(object)[keep]
-    position = {e: i for i, e in enumerate(ids.tolist())}
-    by_name: dict[str, list[int]] = {}
-    for i, (eid, name) in enumerate(zip(ids.tolist(), ents["name"].to_numpy(object)[keep].tolist())):
-        keys = {normalise_name(name or ""), normalise_name(eid.split(":", 1)[-1])}
-        for key in keys:
-            by_name.setdefault(key, []).append(i)
-    rels = graph.relations
-    pos = pd.Series(np.arange(len(ids)), index=ids)
-    s, t = rels["source"].map(pos), rels["target"].map(pos)
-    ok = (s.notna() & t.notna()).to_numpy()  # endpoints outside the entity table are not walked
-    s, t = s[ok].to_numpy(np.int64), t[ok].to_numpy(np.int64)
+    pos = pd.Index(ids, dtype=object)
+    s, t = pos.get_indexer(rels["source"].to_numpy(object)), pos.get_indexer(rels["target"].to_numpy(object))
+    ok = (s >= 0) & (t >= 0)  # endpoints outside the entity table are never walked
     rows = np.flatnonzero(ok)
-    node = np.concatenate([s, t])
+    node = np.concatenate([s[ok], t[ok]])
     order = np.argsort(node, kind="stable")
-    neighbour = np.concatenate([t, s])[order]
     relation_row = np.concatenate([rows, rows])[order]
     indptr = np.zeros(len(ids) + 1, dtype=np.int64)
     np.cumsum(np.bincount(node, minlength=len(ids)), out=indptr[1:])
-    rtypes = rels["type"].to_numpy(object)[relation_row]
-    return _Index(ids, types, np.flatnonzero(keep), pd.Index(ids, dtype=object), position, by_name, indptr, neighbour,
-                  relation_row, rtypes)
+    return _Index(
+        ids=ids, types=ents["type"].to_numpy(object)[keep], row=np.flatnonzero(keep),
+        rank=_rank(ids, ents["degree"].to_numpy(np.int64)[keep]), position={e: i for i, e in enumerate(ids.tolist())},
+        indptr=indptr, neighbour=np.concatenate([t[ok], s[ok]])[order], relation_row=relation_row,
+        relation_types=rels["type"].to_numpy(object)[relation_row], rel_ends=np.stack([s, t], axis=1),
+        rel_rank=_rank(rels["id"].to_numpy(object), rels["support"].to_numpy(np.int64)),
+        name_source=[ents["name"].to_numpy(object)[keep].tolist(), ids.tolist()],
+    )
 
 
 def find_entities(graph: Graph, query: str, *, types: list[str] | None = None) -> list[str]:
@@ -173,7 +187,7 @@ def find_entities(graph: Graph, query: str, *, types: list[str] | None = None) -
     if query in idx.position:
         i = idx.position[query]
         return [query] if allowed is None or idx.types[i] in allowed else []
-    hits = idx.by_name.get(normalise_name(query), [])
+    hits = idx.by_name(normalise_name(query))
     return sorted(str(idx.ids[i]) for i in hits if allowed is None or idx.types[i] in allowed)
 
 
@@ -255,12 +269,14 @@ def neighbourhood(
         frontier = nxt
         if len(frontier) == 0:
             break
+    # sort with precomputed ranks, then materialise only the page's rows
     reached = np.flatnonzero(hop >= 0)
-    found = ents.iloc[idx.row[reached]].assign(hop=hop[reached])
-    found = found.sort_values(["hop", "degree", "id"], ascending=[True, False, True], kind="stable")
+    reached = reached[np.lexsort((idx.rank[reached], hop[reached]))]
+    page = reached[offset: offset + limit]
+    found = ents.iloc[idx.row[page]].assign(hop=hop[page]).reset_index(drop=True)
     rel_rows = np.unique(np.concatenate(walked)) if walked else np.zeros(0, dtype=np.int64)
-    hood = rels.iloc[rel_rows]
-    end_hop = np.minimum(hop[idx.lookup.get_indexer(hood["source"])], hop[idx.lookup.get_indexer(hood["target"])])
-    hood = hood.assign(hop=end_hop).sort_values(["hop", "support", "id"], ascending=[True, False, True], kind="stable")
-    return Neighbourhood(entity, "found", matches, found.iloc[offset: offset + limit].reset_index(drop=True),
-                         hood.iloc[offset: offset + limit].reset_index(drop=True), len(found), len(hood), params)
+    rel_hop = np.minimum(hop[idx.rel_ends[rel_rows, 0]], hop[idx.rel_ends[rel_rows, 1]])
+    order = np.lexsort((idx.rel_rank[rel_rows], rel_hop))
+    rel_rows, rel_hop = rel_rows[order][offset: offset + limit], rel_hop[order][offset: offset + limit]
+    hood = rels.iloc[rel_rows].assign(hop=rel_hop).reset_index(drop=True)
+    return Neighbourhood(entity, "found", matches, found, hood, len(reached), len(order), params)
