@@ -208,8 +208,22 @@ def lsh_pairs(idx: NameIndex) -> set[tuple[int, int]]:
 def rule_pairs(idx: NameIndex) -> dict[tuple[int, int], str]:
     """Node pairs from the name rules: person initials / middle names / surname only, legal form, acronyms."""
     out: dict[tuple[int, int], str] = {}
-    for (typ, _surname), nodes in idx.by_surname.items():
-        if len(nodes) < 2 or len(nodes) > idx.config.max_bucket * 4:
+    cap = idx.config.max_bucket * 4
+    blocks: list[list[int]] = []
+    for nodes in idx.by_surname.values():
+        if len(nodes) <= cap:
+            blocks.append(nodes)
+            continue
+        # a common surname: pair only names whose first given name starts alike (surname-only names,
+        # ambiguous in so large a block anyway, get no rule pairs here)
+        by_initial: dict[str, list[int]] = defaultdict(list)
+        for n in nodes:
+            given = person_parts(idx.keys[n])[0]
+            if given:
+                by_initial[given[0][0]].append(n)
+        blocks.extend(b for b in by_initial.values() if len(b) <= cap)
+    for nodes in blocks:
+        if len(nodes) < 2:
             continue
         for x in range(len(nodes)):
             for y in range(x + 1, len(nodes)):
