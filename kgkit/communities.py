@@ -129,7 +129,7 @@ def summarise(graph: Graph, membership: pd.DataFrame, *, top: int = 5, terms: in
     ents = graph.entities[["id", "name", "degree"]].merge(membership, left_on="id", right_on="entity")
     if ents.empty:
         return pd.DataFrame(columns=["community", "size", "relations", "label", "top_entities", "top_names", "terms"])
-    ents["n"] = ents["community"].str[1:].astype(int)
+    ents["n"] = _numbers(ents["community"])
     ents = ents.sort_values(["n", "degree", "id"], ascending=[True, False, True], kind="stable")
     grouped = ents.groupby("n", sort=True)
     heads = ents[grouped.cumcount().to_numpy() < top]
@@ -143,9 +143,17 @@ def summarise(graph: Graph, membership: pd.DataFrame, *, top: int = 5, terms: in
     inside = cs[(cs == ct) & cs.notna()].astype(int).value_counts()
     out["relations"] = out.index.map(inside).fillna(0).astype(int)
     out["terms"] = _terms(ents, len(out), terms, page)
-    out.index = [f"c{i}" for i in out.index]
+    out.index = out.index.map(ents.drop_duplicates("n").set_index("n")["community"])  # back to the ids given
     out = out.rename_axis("community").reset_index()
     return out[["community", "size", "relations", "label", "top_entities", "top_names", "terms"]]
+
+
+def _numbers(ids: pd.Series) -> np.ndarray:
+    """Community ids -> 0-based numbers: "c7" -> 7 for kgkit's ids; other ids by sorted order."""
+    text = ids.astype(str)
+    if text.str.fullmatch(r"c\d+").all():
+        return text.str[1:].astype(int).to_numpy()
+    return pd.factorize(text, sort=True)[0]
 
 
 def _terms(ents: pd.DataFrame, size: int, k: int, page: tuple[int, int] | None) -> list[list[str]]:

@@ -124,3 +124,10 @@ def test_leiden_without_its_packages_is_a_clear_error():
 def test_unknown_method_is_an_error():
     with pytest.raises(ValueError, match="unknown community method"):
         detect_communities(clique_graph(), method="spectral")  # type: ignore[arg-type]
+
+
+def test_community_ids_given_by_a_person_are_kept():
+    g = clique_graph()
+    named = g.replace(entities=g.entities.assign(community=["north" if "alpha" in i else "south" for i in g.entities["id"]]))
+    summary = communities_of(named).summary.set_index("community")
+    assert set(summary.index) == {"north", "south"} and summary.loc["north", "size"] == 6
