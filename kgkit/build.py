@@ -27,6 +27,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from hashlib import sha256 as _rid
 from operator import itemgetter
 from typing import Any
@@ -36,7 +37,7 @@ import pandas as pd
 
 from kgkit.domain import Domain
 from kgkit.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table, relation_id
-from kgkit.names import entity_id
+from kgkit.names import entity_id as _entity_id
 from kgkit.postprocess import LOW_CONFIDENCE, combined_codes, relation_flags, reversed_mask
 from kgkit.stage import stage
 from kgkit.temporal import resolve_conflicts
@@ -72,14 +73,14 @@ def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> 
             doc_id, chunk_id, off = where.document_id, where.chunk_id, where.chunk_start
             tail = (ext.extractor_id, ext.model, ext.prompt_hash)
             for e in ext.entities:
-                name, eid = ident(e.name, e.type)
+                name, eid = ids.get((e.type, e.name)) or ident(e.name, e.type)
                 span = e.span
                 ents.append((eid, name, e.type, e.confidence, doc_id, chunk_id,
                              None if span is None else span.start + off, None if span is None else span.end + off,
                              None, *tail))
             for r in ext.relations:
-                src_name, src = ident(r.source, r.source_type)
-                dst_name, dst = ident(r.target, r.target_type)
+                src_name, src = ids.get((r.source_type, r.source)) or ident(r.source, r.source_type)
+                dst_name, dst = ids.get((r.target_type, r.target)) or ident(r.target, r.target_type)
                 if src == dst:
                     continue
                 span = r.evidence_span
@@ -88,6 +89,12 @@ def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> 
                              None if span is None else span.start + off, None if span is None else span.end + off,
                              r.evidence, *tail))
     return ents, rels
+
+
+@lru_cache(maxsize=1 << 18)
+def entity_id(entity_type: str, name: str) -> str:
+    """kgkit.names.entity_id, memoised across builds (a notebook rebuilding a graph re-uses the ids)."""
+    return _entity_id(entity_type, name)
 
 
 _FLOAT = {"confidence"}
