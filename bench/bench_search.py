@@ -16,7 +16,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KGKIT_SHARED", ROOT.parent / "shared")) / "data" / "retrieval"
@@ -200,7 +199,7 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
                 index = SearchIndex.open(Path(tmp) / "index", synchronous=sync)
                 t0 = time.perf_counter()
                 with ThreadPoolExecutor(8) as pool:
-                    list(pool.map(lambda item: index.add([item]), kgkit_items(docs[:n])))
+                    list(pool.map(lambda item, ix=index: ix.add([item]), kgkit_items(docs[:n])))
                 out[label.replace("no_embedder", "8_threads")] = n / (time.perf_counter() - t0)
                 index.close()
     print(f"  kgkit writes/s {json.dumps({k: round(v) for k, v in out.items()})}", flush=True)
@@ -259,8 +258,8 @@ def main() -> None:
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
     embedder = None if args.no_dense else MiniLMEmbedder(threads=1)
     cache = Cache("/tmp/kgkit-bench-search-cache")
-    docs = [json.loads(line) for line in open(SHARED / "docstrings" / "corpus.jsonl")]
-    queries = [json.loads(line) for line in open(SHARED / "docstrings" / "queries.jsonl")]
+    docs = [json.loads(line) for line in (SHARED / "docstrings" / "corpus.jsonl").read_text().splitlines()]
+    queries = [json.loads(line) for line in (SHARED / "docstrings" / "queries.jsonl").read_text().splitlines()]
     report: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load": os.getloadavg()}
     for size in [int(s) for s in args.sizes.split(",")]:
         pool = docs[:size] if size <= len(docs) else docs + distractors(docs, size - len(docs))

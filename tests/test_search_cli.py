@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -29,7 +30,7 @@ class CapitalisedWords:
             ents = tuple(ExtractedEntity(name=n, type="Location" if n.endswith("a") else "Other") for n in names)
             rels = tuple(ExtractedRelation(source=a.name, source_type=a.type, target=b.name, target_type=b.type,
                                            type="MENTIONED_WITH", evidence=text[:200])
-                         for a, b in zip(ents, ents[1:]))
+                         for a, b in itertools.pairwise(ents))
             out.append(TextExtraction(extractor_id=self.id, entities=ents, relations=rels))
         return out
 
@@ -39,6 +40,7 @@ def workspace(tmp_path_factory):
     import shutil
 
     from conftest import FIXTURE_CORPUS
+
     from kgkit import io
     from kgkit.pipeline import run_pipeline
 

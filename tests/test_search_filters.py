@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from test_search_fusion import graph_items
 
 from kgkit.embed import HashingEmbedder
-from kgkit.search import SearchIndex, SearchItem
-from test_search_fusion import graph_items
+from kgkit.search import SearchIndex
 
 PATHS = [("keyword",), ("dense",), ("keyword", "graph"), ("keyword", "dense", "graph")]
 QUERY = "Ada Lovelace Charles Babbage machine engine notes designed worked"
@@ -82,5 +82,5 @@ def test_unknown_kind_is_a_clear_error(index):
 def test_filters_page_consistently(index):
     full = index.search(QUERY, limit=50)
     pages = [index.search(QUERY, limit=3, offset=o) for o in range(0, len(full), 3)]
-    assert sum((p["id"].tolist() for p in pages), []) == full["id"].tolist()
+    assert [i for p in pages for i in p["id"].tolist()] == full["id"].tolist()
     assert pages[0].attrs["total"] == len(full)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from test_search_fusion import graph_items
 
 from kgkit.embed import HashingEmbedder
 from kgkit.search import SearchIndex
-from test_search_fusion import graph_items
 
 AWKWARD = [
     "", "   ", "\n\t", "the of and", "a", "*", "**", '"', '"unbalanced', "'", "NEAR(", 'NEAR("ada" "babbage", 2)',

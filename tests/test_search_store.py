@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_search_fusion import graph_items
 
 from kgkit.cache import Cache
 from kgkit.embed import HashingEmbedder
 from kgkit.search import SearchIndex, SearchItem
-from test_search_fusion import graph_items
 
 QUERIES = ["Ada Lovelace", "machine notes", "Babbage designed engine", "never finished", "person"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ def chunks(n, prefix="c", word="alpha"):
 
 def results(index):
     out = []
-    for q in QUERIES + ["alpha item 3", "beta text"]:
+    for q in [*QUERIES, "alpha item 3", "beta text"]:
         frame = index.search(q, limit=20)
         out.append([(r["id"], round(r["score"], 9), r["keyword_score"] and round(r["keyword_score"], 4),
                      r["dense_score"] and round(r["dense_score"], 5)) for r in frame.to_dict("records")])
