@@ -32,6 +32,8 @@ class ResolveConfig:
     - `auto_accept`: the policy accepts unique, same-type candidates scoring at least this.
     - `person_conflict_cap`: two person names whose given names or surnames disagree score at most this
       (below `auto_accept`: a typo like "Jon" / "John" is proposed for review, never merged by policy).
+    - `word_conflict_cap`: other names where each side has a word the other lacks and that is no typo of
+      any word there ("Hamilton County" / "Milton County") score at most this.
     - `rule_scores`: the floor a name rule gives a pair (initials, middle initial, surname only, legal form, acronym).
     """
 
@@ -56,6 +58,7 @@ class ResolveConfig:
     rule_acronym: float = 0.9
     rule_legal_form: float = 0.93
     person_conflict_cap: float = 0.85
+    word_conflict_cap: float = 0.85
 
     def replace(self, **changes: object) -> ResolveConfig:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

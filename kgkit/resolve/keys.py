@@ -199,11 +199,38 @@ def initials_rule(key_a: str, key_b: str) -> str | None:
                 break
         else:
             return None
-    if short[0][0] != long_[0][0]:
-        return None
+    first, other_first = short[0], long_[0]
+    if not (first == other_first or (len(first) == 1 or len(other_first) == 1) and first[0] == other_first[0]):
+        return None  # the first given names must agree ("Sarah" never pairs with "Sofia S.")
     if len(short) < len(long_) and not used_initial:
         return "middle"
     return "initials"
+
+
+def is_typo(a: str, b: str) -> bool:
+    """Two words one slip apart: Levenshtein distance 1, or 2 for words over 8 letters that start alike.
+
+    >>> is_typo("alkatel", "alcatel"), is_typo("hamilton", "milton"), is_typo("winchester", "manchester")
+    (True, False, False)
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    limit = 2 if min(len(a), len(b)) > 8 and a[:2] == b[:2] else 1
+    return Levenshtein.distance(a, b, score_cutoff=limit) <= limit
+
+
+def token_conflict(key_a: str, key_b: str) -> tuple[str, str] | None:
+    """A word of each name that the other lacks and that is no typo of any word there ("hamilton county" /
+    "milton county"); None when one name only adds words or the differences are typos.
+
+    >>> token_conflict("hamilton county", "milton county"), token_conflict("philips electronics", "koninklijke philips electronics")
+    (('hamilton', 'milton'), None)
+    """
+    ta, tb = set(key_a.split()), set(key_b.split())
+    only_a, only_b = ta - tb, tb - ta
+    lone_a = sorted(w for w in only_a if not any(is_typo(w, v) for v in only_b))
+    lone_b = sorted(w for w in only_b if not any(is_typo(w, v) for v in only_a))
+    return (lone_a[0], lone_b[0]) if lone_a and lone_b else None
 
 
 def shingles(key: str, k: int = 3) -> list[str]:

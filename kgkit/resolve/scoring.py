@@ -19,7 +19,7 @@ from rapidfuzz.distance import JaroWinkler
 
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex
-from kgkit.resolve.keys import PERSON_TYPES, acronym, base_key, initials_rule, looks_like_acronym
+from kgkit.resolve.keys import PERSON_TYPES, acronym, base_key, initials_rule, looks_like_acronym, token_conflict
 
 Verdict = Literal["unique", "ambiguous", "not_found"]
 Step = Literal["exact", "rule", "lsh", "embedding", "llm"]
@@ -127,6 +127,10 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         features["rule_acronym"] = 1.0
         reasons.append(f"acronym: {na!r} ~ {nb!r}")
         score = max(score, cfg.rule_acronym)
+    elif (conflict := token_conflict(ka, kb)) is not None:
+        features["word_conflict"] = 1.0
+        reasons.append(f"different words {conflict[0]!r} / {conflict[1]!r}, not a typo (capped for review)")
+        score = min(score, cfg.word_conflict_cap)
     reasons.append(f"string similarity {string:.2f} (token sort {tsort:.2f}, Jaro-Winkler {jw:.2f})")
     if cosine is not None:
         features["cosine"] = round(float(cosine), 4)
