@@ -137,7 +137,7 @@ def run_kgkit(docs, queries, *, embedder, cache, k=5) -> dict:
     out = {"build_s": build}
     modes = {"keyword": ("keyword",), "hybrid": ("keyword", "dense", "graph")} if embedder else {"keyword": ("keyword",)}
     for mode, channels in modes.items():
-        ranked, walls, cpus = [], [], []
+        ranked, walls, cpus, stages = [], [], [], []
         index.search(queries[0]["query"], limit=k, channels=channels)  # warm-up (first call loads the model)
         for q in queries:
             w0, c0 = time.perf_counter(), time.process_time()
@@ -145,7 +145,13 @@ def run_kgkit(docs, queries, *, embedder, cache, k=5) -> dict:
             walls.append(time.perf_counter() - w0)
             cpus.append(time.process_time() - c0)
             ranked.append(hits["id"].tolist())
+            stages.append(hits.attrs["timings_ms"])
         out[mode] = {**recall(ranked, queries, texts), **latency(walls, cpus)}
+        for stage in ("keyword", "embed", "dense", "graph", "fusion", "assemble"):
+            values = [t[stage] / 1000 for t in stages if stage in t]
+            if values:
+                out[mode][f"stage_{stage}_p50_ms"] = percentile(values, 50)
+                out[mode][f"stage_{stage}_p95_ms"] = percentile(values, 95)
         print(f"  kgkit {mode:8s} {json.dumps({k2: round(v, 3) for k2, v in out[mode].items()})}", flush=True)
     return out
 
@@ -239,13 +245,34 @@ def musique(*, embedder, cache, sage: bool, k=5) -> dict:
     return out
 
 
+def render(report: dict) -> str:
+    """The RESULTS.md tables from a report written by main()."""
+    lines = ["| set | system | R@1 | R@5 | CPU mean / p50 / p95 ms | wall mean / p50 / p95 ms |", "|---|---|---|---|---|---|"]
+    for key, block in report.items():
+        if not key.startswith("docstrings_"):
+            continue
+        size = key.split("_")[1]
+        rows = [(f"kgkit {m}", block["kgkit"][m]) for m in ("keyword", "hybrid") if m in block["kgkit"]]
+        if block.get("sage"):
+            rows.append(("sage-memory 0.13.2", block["sage"]))
+        for name, r in rows:
+            lines.append(f"| docstrings {int(size):,} | {name} | {r['R@1']:.3f} | {r['R@5']:.3f} | "
+                         f"{r['cpu_mean_ms']:.2f} / {r['cpu_p50_ms']:.2f} / {r['cpu_p95_ms']:.2f} | "
+                         f"{r['wall_mean_ms']:.2f} / {r['wall_p50_ms']:.2f} / {r['wall_p95_ms']:.2f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--no-sage", action="store_true")
     parser.add_argument("--no-dense", action="store_true", help="keyword channel only (no MiniLM)")
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "search.json"))
+    parser.add_argument("--render", help="print the results table of a saved report and exit")
     args = parser.parse_args()
+    if args.render:
+        print(render(json.loads(Path(args.render).read_text())))
+        return
     if not (SHARED / "docstrings" / "corpus.jsonl").exists():
         print(f"skipped: {SHARED}/docstrings not found (the shared retrieval data sets are not on this machine)")
         return
