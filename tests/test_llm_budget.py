@@ -100,3 +100,34 @@ def test_refused_reservation_does_not_change_the_books():
     ledger.release(r)
     assert ledger.spent_usd == 0 and ledger.remaining_usd == pytest.approx(0.01)
     ledger.reserve(0.01, stage="a")  # the whole cap fits once released
+
+
+def test_pipeline_scenario_calls_per_chunk_and_no_overshoot_at_half_the_needed_budget(tmp_path):
+    """The bench scenario in small: 20 documents, document context on, concurrency 8, a fake provider."""
+    from kgkit.cache import Cache
+    from kgkit.cli_llm import llm_extractor
+    from kgkit.llm.fake import register_fake_provider
+    from kgkit.pipeline import run_pipeline
+
+    register_fake_provider()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for d in range(20):
+        paras = [f"Person{d}x{k} met Agency{d}x{k} in City{k} during Mission{d}. Mission{d} ended." for k in range(6)]
+        (docs / f"doc{d:02d}.txt").write_text("\n\n".join(paras))
+
+    def run(ws, cap):
+        ex = llm_extractor("kgkit-fake/bench", max_cost=cap, price_in=1.0, price_out=2.0, concurrency=8,
+                           max_tokens=512, cache=Cache(ws / "cache"))
+        result = run_pipeline(docs, ws, extractor=ex, cache=Cache(ws / "cache"), max_chars=120, overlap_chars=0,
+                              batch_size=256, write_view=False)
+        return result, ex.client.ledger
+
+    full, ledger = run(tmp_path / "full", 10.0)
+    stages = ledger.summary()["stages"]
+    requests = stages["context"]["calls"] + stages["extract"]["calls"]
+    assert len(full.chunks) >= 60 and full.chunk_errors == []
+    assert requests / len(full.chunks) <= 1.2
+    half, ledger2 = run(tmp_path / "half", ledger.spent_usd / 2)
+    assert ledger2.spent_usd <= ledger.spent_usd / 2 and ledger2.overruns == 0
+    assert 0 < len(half.chunk_errors) < len(half.chunks)  # what fits is done, the rest is refused

@@ -69,6 +69,7 @@ def test_summary_table_shows_the_costs(corpus_copy, tmp_path, offline):
                                       "--max-cost", "0.50", "--no-view"])
     assert result.exit_code == 0, result.output
     assert "LLM spent / cap" in result.output and "extract" in result.output and "$0.5000" in result.output
+    assert "apollo.txt" in result.output and "tokens, $" in result.output  # per document
 
 
 def test_unknown_price_and_missing_cap_are_clear_errors(corpus_copy, tmp_path, offline):

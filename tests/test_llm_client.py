@@ -194,3 +194,15 @@ def test_budget_refusal_is_an_error_answer():
     client, fake = make(['{"name": "Ada"}'], ledger=BudgetLedger(cap_usd=1e-6))
     answer = client.ask_sync(MESSAGES, Name, stage="demo")
     assert answer.error.startswith("budget:") and fake.calls == [] and client.ledger.refused == 1
+
+
+def test_tool_calling_mode_parses_tool_calls_and_reasks():
+    from kgkit.llm.fake import ToolCallReply
+
+    client, fake = make([ToolCallReply('{"name": "ada"}'), ToolCallReply('{"name": "Ada"}')],
+                        settings=LLMSettings(mode="tools", max_tokens=256))
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.value.name == "Ada" and len(fake.calls) == 2
+    assert fake.calls[0]["tools"][0]["function"]["name"] == "Name"  # the schema went out as a tool
+    assert LLMClient("openai/gpt-4o-mini")._mode_name() == "tools"  # tool calling where litellm says it works
+    assert LLMClient("kgkit-test/x", free=True)._mode_name() == "json"  # JSON mode for the others

@@ -164,3 +164,11 @@ def test_sync_extract_inside_a_running_event_loop():
 
     [found] = asyncio.run(cell())
     assert found.ok and len(found.entities) == 3
+
+
+def test_chunk_text_is_sent_verbatim_even_with_template_syntax():
+    text = "Ada Lovelace works for Acme {{ secret }} {% if x %} in London."
+    reply = {**GOOD, "relations": [{**GOOD["relations"][0], "evidence": "Ada Lovelace works for Acme"}]}
+    ex, fake = extractor_with([json.dumps(reply)])
+    [found] = ex.extract([text], domain=DOMAIN)
+    assert found.ok and "Acme {{ secret }} {% if x %} in London." in fake.calls[0]["messages"][-1]["content"]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import functools
 import json
 import logging
@@ -49,6 +50,7 @@ from pydantic import BaseModel, ValidationError
 from kgkit.cache import Cache
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
 from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
+from kgkit.prompts import VALIDATION_CONTEXT
 from kgkit.types import sha256_hex
 
 T = TypeVar("T", bound=BaseModel)
@@ -157,19 +159,30 @@ class LLMClient:
             self.price = resolve_price(self.model, price_in=self.price_in, price_out=self.price_out, free=self.free)
         if self.max_concurrency < 1 or self.max_attempts < 1:
             raise ValueError("max_concurrency and max_attempts must be >= 1")
-        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary())
         self._sem_lock = threading.Lock()
         self.requests = 0  # provider requests made by this client
         self._mode: str | None = None
+        self._tokenizer_choice: Any = None
 
     # ------------------------------------------------------------------ identity
 
     def request_key(self, messages: Messages, response_model: type[BaseModel]) -> str:
         """hash(model, messages, response schema, parameters): the per-request cache key."""
-        payload = {"model": self.model, "messages": list(messages), "schema": response_model.model_json_schema(),
+        payload = {"model": self.model, "messages": list(messages), "schema": _schema(response_model),
                    "params": self.settings.key(), "mode": self._mode_name()}
         return sha256_hex(json.dumps(payload, sort_keys=True, ensure_ascii=False))
+
+    def _tokenizer(self) -> Any:
+        """litellm's tokenizer for this model, chosen once (litellm would look the model up on every count)."""
+        if self._tokenizer_choice is None:
+            litellm = import_litellm()
+            try:
+                self._tokenizer_choice = litellm.utils.select_tokenizer(model=self.model)
+            except Exception:  # let token_counter choose per call
+                self._tokenizer_choice = False
+        return self._tokenizer_choice or None
 
     def _mode_name(self) -> str:
         """"tools" for models litellm knows to support tool calling, else "json" (works with every provider)."""
@@ -201,9 +214,9 @@ class LLMClient:
                                       completion_tokens=cached.completion_tokens)
             return cached
         meter = _Meter()
-        async with self._semaphore():
-            error: str | None = None
-            value: T | None = None
+        error: str | None = None
+        value: T | None = None
+        async with self._semaphore("work"):  # a few asks prepare while others wait on the provider
             for attempt in range(self.max_attempts):
                 try:
                     value = await self._instructor_call(messages, response_model, context, meter, stage, label)
@@ -219,7 +232,7 @@ class LLMClient:
                         completion_tokens=meter.completion_tokens, cost_usd=meter.cost_usd, attempts=meter.requests,
                         key=key)
         if error is None and self.cache is not None and value is not None:
-            self.cache.put_value(REQUEST_NAMESPACE, key, {
+            await asyncio.to_thread(self.cache.put_value, REQUEST_NAMESPACE, key, {  # fsync off the event loop
                 "model": self.model, "value": value.model_dump(mode="json"), "prompt_tokens": meter.prompt_tokens,
                 "completion_tokens": meter.completion_tokens, "cost_usd": meter.cost_usd})
         return answer
@@ -238,13 +251,17 @@ class LLMClient:
                       completion_tokens=int(stored.get("completion_tokens", 0)),
                       cost_usd=float(stored.get("cost_usd", 0.0)), cached=True, key=key)
 
-    def _semaphore(self) -> asyncio.Semaphore:
+    def _semaphore(self, kind: Literal["request", "work"] = "request") -> asyncio.Semaphore:
+        """Per event loop: "request" bounds provider requests in flight (`max_concurrency`); "work" bounds asks
+        being prepared, sent or parsed (twice that), so the next requests are ready when a slot frees up
+        without hundreds of queued asks competing for the loop."""
         loop = asyncio.get_running_loop()
         with self._sem_lock:
-            sem = self._semaphores.get(loop)
-            if sem is None:
-                sem = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
-            return sem
+            sems = self._semaphores.get(loop)
+            if sems is None:
+                sems = self._semaphores[loop] = {"request": asyncio.Semaphore(self.max_concurrency),
+                                                 "work": asyncio.Semaphore(2 * self.max_concurrency)}
+            return sems[kind]
 
     async def _instructor_call(
         self, messages: Messages, response_model: type[T], context: dict[str, Any] | None, meter: _Meter,
@@ -258,34 +275,42 @@ class LLMClient:
         params: dict[str, Any] = {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens}
         if self.settings.seed is not None:
             params["seed"] = self.settings.seed
-        return await client.chat.completions.create(
-            model=self.model, messages=[dict(m) for m in messages], response_model=response_model,
-            max_retries=self.settings.max_reasks, context=context, **params)
+        token = VALIDATION_CONTEXT.set(context)  # read by the response model's validators (see kgkit.prompts)
+        try:
+            return await client.chat.completions.create(
+                model=self.model, messages=[dict(m) for m in messages], response_model=_prepared(response_model),
+                max_retries=self.settings.max_reasks, **params)
+        finally:
+            VALIDATION_CONTEXT.reset(token)
 
     async def _metered(self, *, meter: _Meter, stage: str, label: str, **kwargs: Any) -> Any:
         """One provider request: reserve its worst case, respect the rate limit, call, settle the real cost."""
         litellm = import_litellm()
         try:
-            counted = litellm.token_counter(model=self.model, messages=kwargs.get("messages"), tools=kwargs.get("tools"))
+            counted = litellm.token_counter(model=self.model, messages=kwargs.get("messages"), tools=kwargs.get("tools"),
+                                            custom_tokenizer=self._tokenizer())
         except Exception:  # no tokenizer for this model: characters / 3 over-counts every common tokenizer
             counted = len(json.dumps(kwargs.get("messages")) + json.dumps(kwargs.get("tools") or "")) // 3
         prompt_worst = math.ceil(counted * self.prompt_margin) + 16
         max_out = int(kwargs.get("max_tokens") or self.settings.max_tokens)
         assert self.price is not None
-        reservation = self.ledger.reserve(self.price.worst_case(prompt_worst, max_out), stage=stage, label=label)
-        try:
-            await self.limiter.acquire(tokens=prompt_worst + max_out)
-            self.requests += 1
-            meter.requests += 1
-            call = self.completion or _litellm_completion
-            response = await asyncio.wait_for(call(**kwargs, timeout=self.settings.timeout, **self.extra),
-                                              timeout=self.settings.timeout + 5)
-        except BaseException as exc:
-            if type(exc).__name__ in _MAYBE_BILLED:  # the provider may have done (and billed) the work
-                self.ledger.settle(reservation, cost_usd=None, model=self.model)
-            else:
-                self.ledger.release(reservation)
-            raise
+        worst = self.price.worst_case(prompt_worst, max_out)
+        async with self._semaphore():  # requests in flight; preparing and parsing happen outside
+            while (reservation := self.ledger.try_reserve(worst, stage=stage, label=label)) is None:
+                await asyncio.sleep(0.005)  # fits once the requests in flight settle: wait for them
+            try:
+                await self.limiter.acquire(tokens=prompt_worst + max_out)
+                self.requests += 1
+                meter.requests += 1
+                call = self.completion or _litellm_completion
+                response = await asyncio.wait_for(call(**kwargs, timeout=self.settings.timeout, **self.extra),
+                                                  timeout=self.settings.timeout + 5)
+            except BaseException as exc:
+                if type(exc).__name__ in _MAYBE_BILLED:  # the provider may have done (and billed) the work
+                    self.ledger.settle(reservation, cost_usd=None, model=self.model)
+                else:
+                    self.ledger.release(reservation)
+                raise
         prompt_tokens, completion_tokens = _usage(response)
         cost = None if prompt_tokens is None or completion_tokens is None else self.price.cost(prompt_tokens,
                                                                                                 completion_tokens)
@@ -295,6 +320,33 @@ class LLMClient:
         meter.completion_tokens += completion_tokens or 0
         meter.cost_usd += reservation.amount_usd if cost is None else cost
         return response
+
+
+@functools.lru_cache(maxsize=256)
+def _prepared(response_model: type[T]) -> type[T]:
+    """instructor wraps a response model in a new class on every call; wrap each model once instead."""
+    try:
+        from instructor.v2.core.function_calls import response_schema
+    except ImportError:  # another instructor layout: let it wrap per call
+        return response_model
+    wrapped = response_schema(response_model)
+    schemas: dict[str, dict[str, Any]] = {}
+
+    def model_json_schema(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        # JSON mode renders the schema into every request; pydantic rebuilds it each time (~5 ms)
+        key = repr((args, sorted(kwargs.items())))
+        if key not in schemas:
+            schemas[key] = super(prepared, cls).model_json_schema(*args, **kwargs)
+        return copy.deepcopy(schemas[key])
+
+    prepared = type(wrapped.__name__, (wrapped,), {"__module__": wrapped.__module__, "__doc__": wrapped.__doc__,
+                                                    "model_json_schema": classmethod(model_json_schema)})
+    return prepared
+
+
+@functools.lru_cache(maxsize=256)
+def _schema(response_model: type[BaseModel]) -> str:
+    return json.dumps(response_model.model_json_schema(), sort_keys=True)
 
 
 async def _litellm_completion(**kwargs: Any) -> Any:

@@ -22,6 +22,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from kgkit.llm.client import import_litellm
@@ -32,11 +33,19 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _STOP = {"The", "A", "An", "In", "On", "At", "It", "He", "She", "They", "We", "This", "That", "But", "And", "Then"}
 
 
-class QueuedCompletion:
-    """Answers requests in order from `responses` (strings -> litellm mock responses; exceptions -> raised)."""
+@dataclass(frozen=True)
+class ToolCallReply:
+    """A queued answer given as a tool call (what tool-calling models return), with JSON `arguments`."""
 
-    def __init__(self, responses: Iterable[str | BaseException]) -> None:
-        self.queue: deque[str | BaseException] = deque(responses)
+    arguments: str
+
+
+class QueuedCompletion:
+    """Answers requests in order from `responses` (strings -> litellm mock responses; ToolCallReply -> a mock
+    tool call to the request's first tool; exceptions -> raised)."""
+
+    def __init__(self, responses: Iterable[str | ToolCallReply | BaseException]) -> None:
+        self.queue: deque[str | ToolCallReply | BaseException] = deque(responses)
         self.calls: list[dict[str, Any]] = []
 
     async def __call__(self, **kwargs: Any) -> Any:
@@ -47,6 +56,12 @@ class QueuedCompletion:
         if isinstance(item, BaseException):
             raise item
         litellm = import_litellm()
+        if isinstance(item, ToolCallReply):
+            name = kwargs["tools"][0]["function"]["name"]
+            call = {"id": f"call_{len(self.calls)}", "type": "function",
+                    "function": {"name": name, "arguments": item.arguments}}
+            return await litellm.acompletion(model="openai/fake", messages=kwargs["messages"], mock_response="",
+                                             mock_tool_calls=[call])
         return await litellm.acompletion(model="openai/fake", messages=kwargs["messages"], mock_response=item)
 
 
@@ -85,6 +100,18 @@ def _model_response(messages: list[dict[str, Any]]) -> Any:
     return litellm.completion(model="openai/fake", messages=messages, mock_response=fake_answer(messages))
 
 
+async def _amodel_response(messages: list[dict[str, Any]]) -> Any:
+    """A litellm ModelResponse with usage of the size a real provider would bill (~4 characters a token)."""
+    litellm = import_litellm()
+    answer = fake_answer(messages)
+    prompt = sum(len(str(m.get("content", ""))) for m in messages) // 4 + 4 * len(messages)
+    completion = len(answer) // 4 + 1
+    return litellm.ModelResponse(
+        model="kgkit-fake", choices=[{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": answer}}],
+        usage=litellm.Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion))
+
+
 def register_fake_provider(*, latency: float = 0.0, name: str = PROVIDER) -> Any:
     """Register (once per process) a litellm CustomLLM answering `fake_answer`; returns the handler."""
     litellm = import_litellm()
@@ -100,13 +127,13 @@ def register_fake_provider(*, latency: float = 0.0, name: str = PROVIDER) -> Any
             self.calls += 1
             if self.latency:
                 time.sleep(self.latency)
-            return _model_response(kwargs["messages"])
+            return _model_response(kwargs["messages"])  # sync path: litellm's fixed mock usage
 
         async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
             self.calls += 1
             if self.latency:
                 await asyncio.sleep(self.latency)
-            return _model_response(kwargs["messages"])
+            return await _amodel_response(kwargs["messages"])
 
     for entry in litellm.custom_provider_map:
         if entry.get("provider") == name:

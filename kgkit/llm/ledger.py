@@ -2,6 +2,8 @@
 
 Before a call, `reserve` books its worst-case cost (counted prompt tokens + max output tokens at the model's
 price). The reservation is refused (`BudgetExceeded`) unless spent + reserved + this worst case fits the cap.
+(`try_reserve` tells apart a call that would fit once the open reservations settle — the client then waits —
+from one that can never fit — refused.)
 After the call, `settle` replaces the reservation by the real cost (from the provider's token usage), or
 `release` drops it when the call was never billed (a 429, a refused connection). All of it happens under one
 lock, so under any concurrency (threads or asyncio tasks) the money committed never exceeds the cap — as long
@@ -177,6 +179,16 @@ class BudgetLedger:
             reservation = Reservation(next(self._ids), amount_usd, stage, label)
             self._reserved[reservation.id] = reservation
             return reservation
+
+    def try_reserve(self, amount_usd: float, *, stage: str, label: str = "") -> Reservation | None:
+        """Like `reserve`, but None (not refused, not counted) when the call would fit once open reservations
+        settle: the caller waits and tries again. Raises BudgetExceeded when it can never fit."""
+        with self._lock:
+            open_usd = sum(r.amount_usd for r in self._reserved.values())
+            if self.cap_usd is not None and open_usd > 0 and self._spent + amount_usd <= self.cap_usd + 1e-12 \
+                    and self._spent + open_usd + amount_usd > self.cap_usd + 1e-12:
+                return None
+        return self.reserve(amount_usd, stage=stage, label=label)
 
     def settle(
         self, reservation: Reservation, *, cost_usd: float | None, prompt_tokens: int = 0, completion_tokens: int = 0,

@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from kgkit.domain import Domain
+from kgkit.prompts import validation_context as current_context
 from kgkit.prompts.quotes import find_quote
 from kgkit.types import short_hash
 
@@ -93,7 +94,7 @@ class ExtractionResponse(BaseModel):
 
     @model_validator(mode="after")
     def _check_against_chunk(self, info: ValidationInfo) -> ExtractionResponse:
-        ctx = info.context or {}
+        ctx = current_context(info)
         if not ctx:
             return self  # structure only (no chunk to check against)
         problems = _problems(self, text=ctx["text"], entity_types=ctx["entity_types"],
