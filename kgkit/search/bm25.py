@@ -150,9 +150,12 @@ class KeywordIndex:
                 parts_tf.append(weight * tf / (1.0 - self.b + self.b * self.lengths[f].data[rows] / avg))
             if not parts_rows:
                 continue
-            if len(parts_rows) > 1:
-                rows, inverse = np.unique(np.concatenate(parts_rows), return_inverse=True)
-                tf = np.bincount(inverse, weights=np.concatenate(parts_tf)).astype(np.float32)
+            if len(parts_rows) > 1:  # sum the fields' weighted tf per row (a dense scratch beats np.unique)
+                acc = np.zeros(n, dtype=np.float32)
+                for r, v in zip(parts_rows, parts_tf):
+                    acc[r] += v
+                rows = np.flatnonzero(acc)
+                tf = acc[rows]
             else:
                 rows, tf = parts_rows[0], parts_tf[0]
             idf = math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
