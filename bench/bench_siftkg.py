@@ -41,7 +41,11 @@ import contextlib, io, json, os, resource, sys, time
 from pathlib import Path
 
 work, steps = Path(sys.argv[1]), sys.argv[2].split(",")
+_c = [time.process_time()]
 def emit(**kw):
+    now = time.process_time()
+    kw.setdefault("cpu", round(now - _c[0], 3))
+    _c[0] = now
     kw["rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(kw), flush=True)
 os.chdir(work)
@@ -67,7 +71,7 @@ if "query" in steps:
         extract_subgraph(kg, eid, depth=2)
         times.append(time.perf_counter() - t)
     times.sort()
-    emit(step="query", seconds=round(times[len(times) // 2], 5), max_seconds=round(times[-1], 5), queries=len(times))
+    emit(step="query", seconds=round(times[len(times) // 2], 5), max_seconds=round(times[-1], 5), queries=len(times), cpu=None)
 if "topology" in steps:
     t = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
@@ -80,9 +84,16 @@ if "graphml" in steps:
 '''
 
 
+_CPU = [time.process_time()]
+
+
 def _emit(**kw: Any) -> None:
+    """One JSON line per step: wall seconds (given), CPU seconds since the previous line, peak RSS so far."""
     import resource
 
+    now = time.process_time()
+    kw.setdefault("cpu", round(now - _CPU[0], 3))
+    _CPU[0] = now
     kw["rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(kw), flush=True)
 
@@ -135,7 +146,8 @@ def kgkit_driver(folder: Path, work: Path) -> None:
         neighbourhood(graph, eid, depth=2, limit=50)
         times.append(time.perf_counter() - t)
     times.sort()
-    _emit(step="query", seconds=round(times[len(times) // 2], 5), max_seconds=round(times[-1], 5), queries=len(times))
+    _emit(step="query", seconds=round(times[len(times) // 2], 5), max_seconds=round(times[-1], 5), queries=len(times),
+          cpu=None)
 
 
 def _run_steps(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
@@ -190,48 +202,56 @@ def measure(n: int, data_root: Path, sift_python: Path, *, sift_steps: list[str]
     return {"n": n, "kgkit": kg, "sift": sift, "sift_steps": sift_steps}
 
 
-def _s(steps: dict[str, Any], name: str) -> float | None:
-    return steps.get(name, {}).get("seconds")
+def _s(steps: dict[str, Any], name: str, key: str = "seconds") -> float | None:
+    return steps.get(name, {}).get(key)
+
+
+def _sum(steps: dict[str, Any], names: tuple[str, ...], key: str) -> float | None:
+    values = [_s(steps, n, key) for n in names if n in steps]
+    return round(sum(v for v in values if v is not None), 3) if values else None
 
 
 def table(result: dict[str, Any]) -> str:
+    """Markdown table: wall seconds (CPU seconds); the ratio is sift-kg / kgkit on CPU seconds, which a
+    shared, busy machine distorts less than wall time (query rows: wall median)."""
     kg, sift = result["kgkit"], result["sift"]
-    kg_build = sum(_s(kg, k) or 0.0 for k in ("read", "build", "communities", "save"))
-    kg_peak = max((v.get("rss_mb", 0) for v in kg.values()), default=0)
-    sift_peak = max((v.get("rss_mb", 0) for v in sift.values()), default=0)
 
-    def fmt(v: float | None, unit: str = "s") -> str:
-        if v is None:
-            return "-"
-        return f"{v * 1000:.2f} ms" if unit == "ms" else f"{v:.2f} s"
+    def cell(steps: dict[str, Any], names: tuple[str, ...], step_for_skip: str) -> tuple[str, float | None]:
+        if not any(n in steps for n in names):
+            if steps is sift and step_for_skip not in result["sift_steps"]:
+                return "skipped", None
+            if steps is sift and "_timeout" in steps:
+                return f"not finished in {steps['_timeout']['seconds']:.0f} s", None
+            return "-", None
+        wall, cpu = _sum(steps, names, "seconds"), _sum(steps, names, "cpu")
+        if names == ("query",):
+            return f"{wall * 1000:.1f} ms", wall
+        return f"{wall:.2f} s (cpu {cpu:.2f} s)", cpu
 
     def ratio(a: float | None, b: float | None) -> str:
         return f"{b / a:.1f}x" if a and b else "-"
 
-    def missing(step: str) -> str:
-        if step in sift:
-            return fmt(_s(sift, step), "ms" if step == "query" else "s")
-        if step not in result["sift_steps"]:
-            return "skipped"
-        return f"> {sift['_timeout']['seconds']:.0f} s (timed out)" if "_timeout" in sift else "failed"
+    def rss(steps: dict[str, Any], step: str | None = None) -> str:
+        vals = [v.get("rss_mb", 0) for k, v in steps.items() if not k.startswith("_") and (step is None or k == step)]
+        return f"{max(vals):.0f} MB" if vals else "-"
 
-    rows = [
-        ("build: read + build (kgkit) / run_build (sift-kg)", fmt((_s(kg, "read") or 0) + (_s(kg, "build") or 0)),
-         fmt(_s(sift, "build")), ratio((_s(kg, "read") or 0) + (_s(kg, "build") or 0), _s(sift, "build"))),
-        ("build like `sift build` (kgkit: + communities + save graph.json)", fmt(kg_build), fmt(_s(sift, "build")),
-         ratio(kg_build, _s(sift, "build"))),
-        ("peak RSS after build", f"{kg.get('build', {}).get('rss_mb', 0):.0f} MB",
-         f"{sift.get('build', {}).get('rss_mb', 0):.0f} MB", "-"),
-        ("GraphML export", fmt(_s(kg, "graphml")), missing("graphml"), ratio(_s(kg, "graphml"), _s(sift, "graphml"))),
-        ("topology summary", fmt(_s(kg, "topology")), missing("topology"), ratio(_s(kg, "topology"), _s(sift, "topology"))),
-        ("neighbourhood query depth 2 (median of 20)", fmt(_s(kg, "query"), "ms"), missing("query"),
-         ratio(_s(kg, "query"), _s(sift, "query"))),
-        ("peak RSS, whole run", f"{kg_peak:.0f} MB", f"{sift_peak:.0f} MB", "-"),
-        ("entities / relations", f"{kg.get('build', {}).get('entities')} / {kg.get('build', {}).get('relations')}",
-         f"{sift.get('build', {}).get('entities')} / {sift.get('build', {}).get('relations')}", "-"),
+    specs = [
+        ("build: read + build (kgkit) vs run_build (sift-kg)", ("read", "build"), ("build",), "build"),
+        ("build like `sift build` (kgkit + communities + save graph.json)", ("read", "build", "communities", "save"),
+         ("build",), "build"),
+        ("GraphML export", ("graphml",), ("graphml",), "graphml"),
+        ("topology summary", ("topology",), ("topology",), "topology"),
+        ("neighbourhood query, depth 2 (median of 20)", ("query",), ("query",), "query"),
     ]
     lines = [f"### n = {result['n']}", "", "| step | kgkit | sift-kg 0.9.0 | sift-kg / kgkit |", "|---|---|---|---|"]
-    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    for label, kg_names, sift_names, step in specs:
+        (a, av), (b, bv) = cell(kg, kg_names, step), cell(sift, sift_names, step)
+        lines.append(f"| {label} | {a} | {b} | {ratio(av, bv)} |")
+    lines.append(f"| peak RSS after build | {rss(kg, 'build')} | {rss(sift, 'build')} | - |")
+    lines.append(f"| peak RSS, whole run | {rss(kg)} | {rss(sift)} | - |")
+    kb, sb = kg.get("build", {}), sift.get("build", {})
+    lines.append(f"| entities / relations | {kb.get('entities')} / {kb.get('relations')} | "
+                 f"{sb.get('entities')} / {sb.get('relations')} (incl. DOCUMENT nodes, MENTIONED_IN links) | - |")
     for tool, steps in (("kgkit", kg), ("sift-kg", sift)):
         if "_error" in steps:
             lines.append(f"\n{tool} failed: {steps['_error']['stderr'][-400:]}")
