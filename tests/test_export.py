@@ -237,3 +237,14 @@ def test_cli_export_writes_every_format(hostile_graph, tmp_path):
         assert dest.is_dir() if kind == "folder" else dest.is_file(), fmt
     result = CliRunner().invoke(app, ["export", "nope", "--graph", str(graph_path), "-o", str(tmp_path / "x")])
     assert result.exit_code == 2 and "unknown export format" in result.output
+
+
+@pytest.mark.parametrize("fmt", ["json", "parquet", "sqlite", "turtle", "graphml"])
+def test_added_columns_are_exported_and_read_back(hostile_graph, tmp_path, fmt):
+    ents = hostile_graph.entities.copy()
+    ents["community"] = [f"c{i % 2}" for i in range(len(ents))]
+    graph = hostile_graph.replace(entities=ents)
+    dest = tmp_path / FORMATS[fmt][2]
+    export_graph(graph, fmt, dest)
+    back = read_export(fmt, dest)
+    assert list(back.entities["community"]) == list(ents["community"])
