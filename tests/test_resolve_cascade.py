@@ -75,9 +75,9 @@ def test_entropy_gate_keeps_low_information_names_out_of_lsh():
                        ("O:inc", "Inc", "Organization", 1), ("O:acme widgets", "Acme Widgets", "Organization", 1),
                        ("O:acme widget", "Acme Widgetz", "Organization", 1)], config=ResolveConfig())
     gated = {idx.keys[n] for n in np.flatnonzero(idx.gated)}
-    assert {"john", "johns", "inc"} <= gated and "acme widget" not in gated
+    assert {"john", "johns", "inc"} <= gated and "acme widgets" not in gated
     assert information_bits("john") < ResolveConfig().lsh_min_bits
-    assert {tuple(sorted(idx.keys[n] for n in p)) for p in lsh_pairs(idx)} == {("acme widget", "acme widgetz")}
+    assert {tuple(sorted(idx.keys[n] for n in p)) for p in lsh_pairs(idx)} == {("acme widgets", "acme widgetz")}
 
 
 def test_embedding_step_reaches_names_the_lexical_blocks_miss():
@@ -127,3 +127,26 @@ def test_lexical_pairs_are_blocked_not_all_pairs():
     rows = [(f"O:{i}", f"Company {i:05d} Widgets", "Organization", 1) for i in range(400)]
     idx = build_index(rows)
     assert len(lexical_pairs(idx)) < 400 * 399 / 2 / 4
+
+
+def test_legal_forms_spacing_and_addresses():
+    assert match_key("N.V. Philips' Gloeilampenfabrieken", "Organization") == "philips gloeilampenfabrieken nv"
+    assert match_key("Philips Electronics N.V., Eindhoven", "Organization") == match_key("PHILIPS ELECTRONICS NV", "Organization")
+    assert match_key("Koninklijke Philips Electronics N.V. (KPENV)", "Organization") == "koninklijke philips electronics nv"
+    g = _graph([("O:gist brocades", "Gist Brocades", "Organization", 5), ("O:gistbrocades", "GISTBROCADES", "Organization", 1),
+                ("O:acme inc", "Acme Inc", "Organization", 1), ("O:acme corp", "Acme Corp", "Organization", 1)])
+    cands = {frozenset((c.source, c.target)): c for c in merge_candidates(g)}
+    assert cands[frozenset(("O:gist brocades", "O:gistbrocades"))].score >= 0.9
+    differ = cands[frozenset(("O:acme inc", "O:acme corp"))]
+    assert differ.features["rule_legal_form_differs"] == 1.0 and differ.score < ResolveConfig().auto_accept
+    loose = merge_candidates(g, config=ResolveConfig(rule_legal_form_differs=0.93))
+    assert any(c.verdict == "unique" and c.score >= 0.9 and "O:acme inc" in (c.source, c.target) for c in loose)
+
+
+def test_word_conflicts_and_typos():
+    from kgkit.resolve.keys import is_typo, token_conflict
+
+    assert is_typo("alkatel", "alcatel") and is_typo("koninkl", "koninklijke") and not is_typo("hamilton", "milton")
+    assert token_conflict("milton county", "hamilton county") == ("milton", "hamilton")
+    g = _graph([("L:a", "Hamilton County", "Location", 3), ("L:b", "Milton County", "Location", 1)])
+    assert all(c.score < ResolveConfig().auto_accept for c in merge_candidates(g))

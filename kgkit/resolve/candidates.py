@@ -106,19 +106,31 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
 
 def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tuple[int, int], tuple[int, int, str]]:
     """Per scored pair: (query node, other node, verdict). The query is the less informative name; the pair
-    is unique when the other node is the query's best match, ahead of the runner-up by `margin`."""
-    top: dict[int, list[tuple[float, int]]] = defaultdict(list)  # per node, its two best (score, other)
+    is unique when the other node is the query's best match and leads the runner-up by `margin`. A rival
+    that itself matches the best at `auto_accept` or more is another spelling of it, not a runner-up (a
+    name written 300 ways would otherwise never be unique); "Jane Smith" / "John Smith" stay rivals."""
+    ranked: dict[int, list[tuple[float, int]]] = defaultdict(list)
     for (a, b), s in scored.items():
-        for x, y in ((a, b), (b, a)):
-            best = top[x]
-            best.append((s.score, -y))
-            best.sort(reverse=True)
-            del best[2:]
+        ranked[a].append((s.score, b))
+        ranked[b].append((s.score, a))
+    for lst in ranked.values():
+        lst.sort(key=lambda x: (-x[0], x[1]))
+    close = idx.config.auto_accept
+
+    def linked(x: int, y: int) -> bool:
+        hit = scored.get((x, y) if x < y else (y, x))
+        return hit is not None and hit.score >= close and idx.node_types[x] == idx.node_types[y]
+
     out = {}
     for (a, b), s in scored.items():
         query, other = (a, b) if _information(idx, a) <= _information(idx, b) else (b, a)
-        rivals = [sc for sc, n in top[query] if -n != other]
-        runner_up = rivals[0] if rivals else 0.0
+        runner_up = 0.0
+        for score, n in ranked[query]:
+            if n != other and not linked(n, other):
+                runner_up = score
+                break
+            if score < s.score - idx.config.margin:
+                break
         same_type = idx.node_types[a] == idx.node_types[b]
         unique = same_type and s.score - runner_up >= idx.config.margin
         out[(a, b)] = (query, other, "unique" if unique else "ambiguous")

@@ -34,6 +34,9 @@ class ResolveConfig:
       (below `auto_accept`: a typo like "Jon" / "John" is proposed for review, never merged by policy).
     - `word_conflict_cap`: other names where each side has a word the other lacks and that is no typo of
       any word there ("Hamilton County" / "Milton County") score at most this.
+    - `rule_legal_form_differs`: "Acme Inc" / "Acme Corp" (or "X N.V." / "X B.V.") may be two companies, so
+      by default they are a proposal for review (below `auto_accept`). Raise it to 0.93 where legal forms
+      are noise (e.g. harmonising patent applicants: see bench/RESULTS.md).
     - `rule_scores`: the floor a name rule gives a pair (initials, middle initial, surname only, legal form, acronym).
     """
 
@@ -57,6 +60,7 @@ class ResolveConfig:
     rule_surname_only: float = 0.8
     rule_acronym: float = 0.9
     rule_legal_form: float = 0.93
+    rule_legal_form_differs: float = 0.88
     person_conflict_cap: float = 0.85
     word_conflict_cap: float = 0.85
 

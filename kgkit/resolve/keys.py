@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 from kgkit.names import normalise_name
@@ -38,6 +39,8 @@ LEGAL_FORMS = {"incorporated": "inc", "corporation": "corp", "company": "co",
 """Spelled-out legal forms -> their canonical short form (kept in the key: "Acme Inc" and "Acme Corp" may
 be two companies; names that differ only in legal form are paired by the `legal_form` rule instead)."""
 LEGAL_SUFFIXES = frozenset("""inc corp co ltd llc llp plc gmbh ag sa nv bv srl spa pty lp sarl se kk oy ab cie""".split())
+KIND_WORDS = frozenset("""group bank foundation institute capital holding partner association university laboratory
+system service industry technology fund trust agency council center society hospital school college""".split())
 COUNTRIES = frozenset({"usa", "us", "uk", "united states", "united kingdom", "england", "canada", "germany",
                        "france", "netherlands", "the netherlands", "nl", "japan", "china", "australia"})
 ABBREVIATIONS = {
@@ -89,6 +92,8 @@ def match_key(name: str, entity_type: str | None = None) -> str:
     if stripping would remove every word, the normalised name is kept."""
     person = entity_type in PERSON_TYPES
     text = name.strip().lstrip("*").strip()
+    if not person:
+        text = _PARENS.sub(" ", text).strip() or text  # "(NL)", "(KPENV)": qualifiers, not the name
     text = _reorder(text, person)
     base = normalise_name(text)
     tokens = _join_initials([ABBREVIATIONS.get(t, t) for t in base.split()])
@@ -104,13 +109,29 @@ def match_key(name: str, entity_type: str | None = None) -> str:
         while len(kept) > 2 and kept[0] in TITLES:
             kept = kept[1:]
     else:
+        kept = _legal_form_last(kept)
         last = kept[-1]
-        if len(kept) > 1 and len(last) > 4 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        if len(kept) > 1 and last.endswith("s") and (last[:-1] in KIND_WORDS or last[:-1] in LEGAL_FORMS):
             kept[-1] = last[:-1]  # a plural slip on the kind word: "Acme Corporations", "Alpine Groups"
         kept = [LEGAL_FORMS.get(t, t) for t in kept]
         while len(kept) > 1 and " ".join(kept[-2:]) in COUNTRIES:
             kept = kept[:-2]
     return " ".join(kept)
+
+
+_PARENS = re.compile(r"\([^)]*\)")
+
+
+def _legal_form_last(tokens: list[str]) -> list[str]:
+    """A leading legal form moves to the end ("N.V. Philips" = "Philips N.V."); what follows a legal form is
+    an address or a place ("Philips N.V., Eindhoven", "... N.V. Groenewoudseweg 1") and is dropped."""
+    canon = [LEGAL_FORMS.get(t, t) for t in tokens]
+    if len(canon) > 1 and canon[0] in LEGAL_SUFFIXES:
+        canon = [*canon[1:], canon[0]]
+    for i, tok in enumerate(canon[1:], 1):
+        if tok in LEGAL_SUFFIXES and i < len(canon) - 1 and canon[i + 1] not in LEGAL_SUFFIXES:
+            return canon[: i + 1]
+    return canon
 
 
 def base_key(key: str) -> str:
@@ -208,14 +229,17 @@ def initials_rule(key_a: str, key_b: str) -> str | None:
 
 
 def is_typo(a: str, b: str) -> bool:
-    """Two words one slip apart: Levenshtein distance 1, or 2 for words over 8 letters that start alike.
+    """Two words one slip apart: Levenshtein distance 1, or 2 for words over 8 letters with one first
+    letter, or one word a prefix (4+ letters) of the other.
 
     >>> is_typo("alkatel", "alcatel"), is_typo("hamilton", "milton"), is_typo("winchester", "manchester")
     (True, False, False)
     """
     from rapidfuzz.distance import Levenshtein
 
-    limit = 2 if min(len(a), len(b)) > 8 and a[:2] == b[:2] else 1
+    if min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)):
+        return True  # an abbreviation: "koninkl" / "koninklijke"
+    limit = 2 if min(len(a), len(b)) > 8 and a[0] == b[0] else 1
     return Levenshtein.distance(a, b, score_cutoff=limit) <= limit
 
 

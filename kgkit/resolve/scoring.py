@@ -119,10 +119,16 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         features["name_conflict"] = 1.0
         reasons.append(f"given names or surnames disagree: {ka!r} / {kb!r} (capped for review)")
         score = min(score, cfg.person_conflict_cap)
-    elif ta == tb and ka != kb and base_key(ka) == base_key(kb):
-        features["rule_legal_form"] = 1.0
-        reasons.append(f"same name up to the legal form: {ka!r} ~ {kb!r}")
-        score = max(score, cfg.rule_legal_form)
+    elif ta == tb and ka != kb and base_key(ka).replace(" ", "") == base_key(kb).replace(" ", ""):
+        form_a, form_b = ka[len(base_key(ka)):].strip(), kb[len(base_key(kb)):].strip()
+        if form_a and form_b and form_a != form_b:
+            features["rule_legal_form_differs"] = 1.0
+            reasons.append(f"same name, different legal forms ({form_a!r} / {form_b!r}): {ka!r} ~ {kb!r}")
+            score = max(score, cfg.rule_legal_form_differs)
+        else:
+            features["rule_legal_form"] = 1.0
+            reasons.append(f"same name up to spacing or an omitted legal form: {ka!r} ~ {kb!r}")
+            score = max(score, cfg.rule_legal_form)
     elif _is_acronym_of(ka, na, kb, nb) or _is_acronym_of(kb, nb, ka, na):
         features["rule_acronym"] = 1.0
         reasons.append(f"acronym: {na!r} ~ {nb!r}")
