@@ -112,10 +112,16 @@ def _data_elements(row: dict[str, Any], keys: list[tuple[str, str, str]]) -> str
 
 
 def graphml(graph: Graph) -> str:
-    """GraphML text (directed; node id = entity id, edge id = relation id). Opens in Gephi, yEd,
-    Cytoscape, ``networkx.read_graphml`` and :func:`read_graphml`; graph-level ``kgkit_meta`` is JSON."""
-    node_keys_xml, node_keys = _graphml_keys(graph.entities, "node", "n", _NODE_SKIP)
-    edge_keys_xml, edge_keys = _graphml_keys(graph.relations, "edge", "e", _EDGE_SKIP)
+    """GraphML text (directed; node id = entity id, edge id = relation id, plus a ``label`` attribute =
+    entity name / relation type for Gephi and yEd). Opens in Gephi, yEd, Cytoscape,
+    ``networkx.read_graphml`` and :func:`read_graphml`; graph-level ``kgkit_meta`` is JSON."""
+    ents, rels = graph.entities, graph.relations
+    if "label" not in ents.columns and "name" in ents.columns:  # Gephi and yEd show the "label" attribute
+        ents = ents.assign(label=ents["name"])
+    if "label" not in rels.columns and "type" in rels.columns:
+        rels = rels.assign(label=rels["type"])
+    node_keys_xml, node_keys = _graphml_keys(ents, "node", "n", _NODE_SKIP)
+    edge_keys_xml, edge_keys = _graphml_keys(rels, "edge", "e", _EDGE_SKIP)
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
@@ -125,9 +131,9 @@ def graphml(graph: Graph) -> str:
            *node_keys_xml, *edge_keys_xml,
            '  <graph id="kgkit" edgedefault="directed">',
            f'    <data key="g0">{xml_escape(dumps_json(graph.meta))}</data>']
-    for row in records(graph.entities):
+    for row in records(ents):
         out.append(f'    <node id="{xml_escape(str(row["id"]))}">{_data_elements(row, node_keys)}</node>')
-    for row in records(graph.relations):
+    for row in records(rels):
         out.append(f'    <edge id="{xml_escape(str(row["id"]))}" source="{xml_escape(str(row["source"]))}" '
                    f'target="{xml_escape(str(row["target"]))}">{_data_elements(row, edge_keys)}</edge>')
     out += ["  </graph>", "</graphml>", ""]
