@@ -29,20 +29,23 @@ or a folder). Serialisers that return text (``node_link_json``, ``graphml``, ``g
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from kgkit.export._common import atomic_write_lines
 from kgkit.export.neo4j import cypher_script, write_neo4j_csv
 from kgkit.export.networks import (
     cytoscape_json,
     gexf,
     graphml,
+    iter_gexf,
+    iter_graphml,
     node_link_dict,
     node_link_json,
     read_graphml,
     read_node_link,
 )
-from kgkit.export.rdf import read_rdf, rdf_text, to_rdflib
+from kgkit.export.rdf import rdf_text, read_rdf, to_rdflib
 from kgkit.export.tabular import read_parquet, read_sqlite, write_csv, write_parquet, write_sqlite
 from kgkit.graph import Graph
 from kgkit.io import atomic_write_text
@@ -62,6 +65,13 @@ def _text(render: Callable[[Graph], str]) -> Callable[[Graph, Path], list[Path]]
     return write
 
 
+def _stream(lines: Callable[[Graph], Iterable[str]]) -> Callable[[Graph, Path], list[Path]]:
+    def write(graph: Graph, dest: Path) -> list[Path]:
+        return [atomic_write_lines(dest, lines(graph))]
+
+    return write
+
+
 def _listed(write: Callable[[Graph, Path], object]) -> Callable[[Graph, Path], list[Path]]:
     def run(graph: Graph, dest: Path) -> list[Path]:
         out = write(graph, dest)
@@ -74,8 +84,8 @@ def _listed(write: Callable[[Graph, Path], object]) -> Callable[[Graph, Path], l
 FORMATS: dict[str, tuple[Callable[[Graph, Path], list[Path]], str, str, str]] = {
     "json": (_text(node_link_json), "file", "graph.nodelink.json", "networkx node-link JSON, all four tables"),
     "cytoscape": (_text(cytoscape_json), "file", "graph.cyjs", "cytoscape.js elements JSON"),
-    "graphml": (_text(graphml), "file", "graph.graphml", "GraphML (Gephi, yEd, Cytoscape, networkx)"),
-    "gexf": (_text(gexf), "file", "graph.gexf", "GEXF 1.2 (Gephi)"),
+    "graphml": (_stream(iter_graphml), "file", "graph.graphml", "GraphML (Gephi, yEd, Cytoscape, networkx)"),
+    "gexf": (_stream(iter_gexf), "file", "graph.gexf", "GEXF 1.2 (Gephi)"),
     "csv": (_listed(write_csv), "folder", "csv", "nodes.csv, edges.csv, provenance.csv, documents.csv"),
     "parquet": (_listed(write_parquet), "folder", "parquet", "one Parquet file per table"),
     "sqlite": (_listed(write_sqlite), "file", "graph.sqlite", "SQLite tables with indexes"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,20 @@ def graph_from_tables(tables: dict[str, pd.DataFrame], meta: dict[str, Any] | No
                 df[col] = pd.Series([cell(v) for v in df[col]], index=df.index, dtype="object")
         out[name] = df
     return Graph(**out, meta=dict(meta or {}))
+
+
+def atomic_write_lines(path: str | os.PathLike[str], lines: Iterable[str], *, chunk: int = 1 << 20) -> Path:
+    """Stream text to ``path`` atomically: UTF-8 into a temp file beside it, fsync, rename."""
+    final, tmp = atomic_dir_file(path, "")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="", buffering=chunk) as fh:
+            fh.writelines(lines)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return final
 
 
 def atomic_dir_file(dest: str | os.PathLike[str], name: str) -> tuple[Path, Path]:

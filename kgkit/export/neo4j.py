@@ -35,7 +35,7 @@ from kgkit.io import atomic_write_text
 BATCH = 500  # rows per UNWIND statement
 _ESCAPES = {"\\": "\\\\", "'": "\\'", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _CYPHER_TABLE = {ord(k): v for k, v in _ESCAPES.items()}
-_CYPHER_TABLE.update({c: f"\\u{c:04x}" for c in list(range(0x20)) + [0x7F, 0x2028, 0x2029] if chr(c) not in _ESCAPES})
+_CYPHER_TABLE.update({c: f"\\u{c:04x}" for c in [*list(range(32)), 127, 8232, 8233] if chr(c) not in _ESCAPES})
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_]")
 _NEO4J_TYPES = {"str": "string", "int": "long", "float": "double", "bool": "boolean", "list": "string[]"}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -115,6 +116,11 @@ def graphml(graph: Graph) -> str:
     """GraphML text (directed; node id = entity id, edge id = relation id, plus a ``label`` attribute =
     entity name / relation type for Gephi and yEd). Opens in Gephi, yEd, Cytoscape,
     ``networkx.read_graphml`` and :func:`read_graphml`; graph-level ``kgkit_meta`` is JSON."""
+    return "".join(iter_graphml(graph))
+
+
+def iter_graphml(graph: Graph) -> Iterator[str]:
+    """GraphML as a stream of lines (what ``export_graph`` writes, so a big graph is never one string)."""
     ents, rels = graph.entities, graph.relations
     if "label" not in ents.columns and "name" in ents.columns:  # Gephi and yEd show the "label" attribute
         ents = ents.assign(label=ents["name"])
@@ -122,22 +128,22 @@ def graphml(graph: Graph) -> str:
         rels = rels.assign(label=rels["type"])
     node_keys_xml, node_keys = _graphml_keys(ents, "node", "n", _NODE_SKIP)
     edge_keys_xml, edge_keys = _graphml_keys(rels, "edge", "e", _EDGE_SKIP)
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
-           'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-           'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
-           'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">',
-           '  <key id="g0" for="graph" attr.name="kgkit_meta" attr.type="string"><desc>json</desc></key>',
-           *node_keys_xml, *edge_keys_xml,
-           '  <graph id="kgkit" edgedefault="directed">',
-           f'    <data key="g0">{xml_escape(dumps_json(graph.meta))}</data>']
+    head = ['<?xml version="1.0" encoding="UTF-8"?>',
+            '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
+            'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">',
+            '  <key id="g0" for="graph" attr.name="kgkit_meta" attr.type="string"><desc>json</desc></key>',
+            *node_keys_xml, *edge_keys_xml,
+            '  <graph id="kgkit" edgedefault="directed">',
+            f'    <data key="g0">{xml_escape(dumps_json(graph.meta))}</data>']
+    yield from (line + "\n" for line in head)
     for row in records(ents):
-        out.append(f'    <node id="{xml_escape(str(row["id"]))}">{_data_elements(row, node_keys)}</node>')
+        yield f'    <node id="{xml_escape(str(row["id"]))}">{_data_elements(row, node_keys)}</node>\n'
     for row in records(rels):
-        out.append(f'    <edge id="{xml_escape(str(row["id"]))}" source="{xml_escape(str(row["source"]))}" '
-                   f'target="{xml_escape(str(row["target"]))}">{_data_elements(row, edge_keys)}</edge>')
-    out += ["  </graph>", "</graphml>", ""]
-    return "\n".join(out)
+        yield (f'    <edge id="{xml_escape(str(row["id"]))}" source="{xml_escape(str(row["source"]))}" '
+               f'target="{xml_escape(str(row["target"]))}">{_data_elements(row, edge_keys)}</edge>\n')
+    yield "  </graph>\n</graphml>\n"
 
 
 _NS = "{http://graphml.graphdrawing.org/xmlns}"
@@ -177,6 +183,11 @@ def read_graphml(source: str | bytes) -> Graph:
 def gexf(graph: Graph) -> str:
     """GEXF 1.2 text for Gephi (directed, static; label = entity name / relation type, weight = support
     when present). Every column is an attribute; list columns are JSON arrays in string attributes."""
+    return "".join(iter_gexf(graph))
+
+
+def iter_gexf(graph: Graph) -> Iterator[str]:
+    """GEXF as a stream of lines (what ``export_graph`` writes)."""
     ent_kinds, rel_kinds = column_kinds(graph.entities), column_kinds(graph.relations)
     node_cols = [c for c in graph.entities.columns if c not in _NODE_SKIP]
     edge_cols = [c for c in graph.relations.columns if c not in _EDGE_SKIP]
@@ -195,21 +206,21 @@ def gexf(graph: Graph) -> str:
                 vals.append(f'<attvalue for="{i}" value="{text}"/>')
         return f"<attvalues>{''.join(vals)}</attvalues>"
 
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           '<gexf xmlns="http://www.gexf.net/1.2draft" version="1.2">',
-           f'  <meta><creator>kgkit</creator><description>{xml_escape(dumps_json(graph.meta))}</description></meta>',
-           '  <graph defaultedgetype="directed" mode="static">',
-           *attributes("node", node_cols, ent_kinds), *attributes("edge", edge_cols, rel_kinds), "    <nodes>"]
+    head = ['<?xml version="1.0" encoding="UTF-8"?>',
+            '<gexf xmlns="http://www.gexf.net/1.2draft" version="1.2">',
+            f'  <meta><creator>kgkit</creator><description>{xml_escape(dumps_json(graph.meta))}</description></meta>',
+            '  <graph defaultedgetype="directed" mode="static">',
+            *attributes("node", node_cols, ent_kinds), *attributes("edge", edge_cols, rel_kinds), "    <nodes>"]
+    yield from (line + "\n" for line in head)
     for row in records(graph.entities):
         label = xml_escape(text_of(row.get("name", row["id"]) or row["id"]))
-        out.append(f'      <node id="{xml_escape(str(row["id"]))}" label="{label}">'
-                   f"{attvalues(row, node_cols, ent_kinds)}</node>")
-    out.append("    </nodes>\n    <edges>")
+        yield (f'      <node id="{xml_escape(str(row["id"]))}" label="{label}">'
+               f"{attvalues(row, node_cols, ent_kinds)}</node>\n")
+    yield "    </nodes>\n    <edges>\n"
     for row in records(graph.relations):
         weight = f' weight="{float(row["support"])!r}"' if row.get("support") is not None else ""
         label = xml_escape(text_of(row.get("type") or ""))
-        out.append(f'      <edge id="{xml_escape(str(row["id"]))}" source="{xml_escape(str(row["source"]))}" '
-                   f'target="{xml_escape(str(row["target"]))}" label="{label}"{weight}>'
-                   f"{attvalues(row, edge_cols, rel_kinds)}</edge>")
-    out += ["    </edges>", "  </graph>", "</gexf>", ""]
-    return "\n".join(out)
+        yield (f'      <edge id="{xml_escape(str(row["id"]))}" source="{xml_escape(str(row["source"]))}" '
+               f'target="{xml_escape(str(row["target"]))}" label="{label}"{weight}>'
+               f"{attvalues(row, edge_cols, rel_kinds)}</edge>\n")
+    yield "    </edges>\n  </graph>\n</gexf>\n"

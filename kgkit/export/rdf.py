@@ -61,7 +61,7 @@ def to_rdflib(graph: Graph, *, base: str = BASE) -> Any:
         df = getattr(graph, table)
         kinds = column_kinds(df)
         for i, row in enumerate(records(df)):
-            node = _iri(kind, row["id"] if "id" in row else i, base)
+            node = _iri(kind, row.get("id", i), base)
             g.add((node, RDF.type, kg[cls]))
             g.add((node, kg.row, Literal(i)))
             for col, value in row.items():
