@@ -31,7 +31,8 @@ class ResolveConfig:
     - `margin`: a best match not ahead of the runner-up (another exact-key group) by this much is ambiguous.
     - `auto_accept`: the policy accepts unique, same-type candidates scoring at least this.
     - `person_conflict_cap`: two person names whose given names or surnames disagree score at most this
-      (below `auto_accept`: a typo like "Jon" / "John" is proposed for review, never merged by policy).
+      (below `auto_accept`), unless they differ by one misspelt word ("Jon" / "John": scored on the string)
+      or hold the same words in another order (`rule_swapped`).
     - `word_conflict_cap`: other names where each side has a word the other lacks and that is no typo of
       any word there ("Hamilton County" / "Milton County") score at most this.
     - `rule_legal_form_differs`: "Acme Inc" / "Acme Corp" (or "X N.V." / "X B.V.") may be two companies, so
@@ -61,6 +62,7 @@ class ResolveConfig:
     rule_acronym: float = 0.9
     rule_legal_form: float = 0.93
     rule_legal_form_differs: float = 0.88
+    rule_swapped: float = 0.9
     person_conflict_cap: float = 0.85
     word_conflict_cap: float = 0.85
 

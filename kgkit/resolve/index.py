@@ -209,28 +209,29 @@ def rule_pairs(idx: NameIndex) -> dict[tuple[int, int], str]:
     """Node pairs from the name rules: person initials / middle names / surname only, legal form, acronyms."""
     out: dict[tuple[int, int], str] = {}
     cap = idx.config.max_bucket * 4
-    blocks: list[list[int]] = []
     for nodes in idx.by_surname.values():
-        if len(nodes) <= cap:
-            blocks.append(nodes)
-            continue
-        # a common surname: pair only names whose first given name starts alike (surname-only names,
-        # ambiguous in so large a block anyway, get no rule pairs here)
-        by_initial: dict[str, list[int]] = defaultdict(list)
-        for n in nodes:
-            given = person_parts(idx.keys[n])[0]
-            if given:
-                by_initial[given[0][0]].append(n)
-        blocks.extend(b for b in by_initial.values() if len(b) <= cap)
-    for nodes in blocks:
         if len(nodes) < 2:
             continue
-        for x in range(len(nodes)):
-            for y in range(x + 1, len(nodes)):
-                rule = initials_rule(idx.keys[nodes[x]], idx.keys[nodes[y]])
-                if rule:
-                    a, b = sorted((nodes[x], nodes[y]))
-                    out[(a, b)] = rule
+        # initials / middle-name rules need one first initial: pair within first-initial sub-blocks;
+        # a surname-only name pairs with the whole block, unless the block is too big to mean anything
+        by_initial: dict[str, list[int]] = defaultdict(list)
+        bare: list[int] = []
+        for n in nodes:
+            given = person_parts(idx.keys[n])[0]
+            (by_initial[given[0][0]] if given else bare).append(n)
+        groups = [b for b in by_initial.values() if 2 <= len(b) <= cap]
+        if bare and len(nodes) <= idx.config.max_bucket:
+            groups.append(nodes)
+        for group in groups:
+            parts = {n: idx.keys[n] for n in group}
+            for x in range(len(group)):
+                for y in range(x + 1, len(group)):
+                    a, b = sorted((group[x], group[y]))
+                    if (a, b) in out:
+                        continue
+                    rule = initials_rule(parts[group[x]], parts[group[y]])
+                    if rule:
+                        out[(a, b)] = rule
     for nodes in idx.by_base.values():
         if 2 <= len(nodes) <= idx.config.max_bucket:
             for x in range(len(nodes)):

@@ -228,7 +228,7 @@ def initials_rule(key_a: str, key_b: str) -> str | None:
     return "initials"
 
 
-def is_typo(a: str, b: str) -> bool:
+def is_typo(a: str, b: str, *, prefix: bool = True) -> bool:
     """Two words one slip apart: Levenshtein distance 1, or 2 for words over 8 letters with one first
     letter, or one word a prefix (4+ letters) of the other.
 
@@ -237,10 +237,30 @@ def is_typo(a: str, b: str) -> bool:
     """
     from rapidfuzz.distance import Levenshtein
 
-    if min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)):
+    if prefix and min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)):
         return True  # an abbreviation: "koninkl" / "koninklijke"
     limit = 2 if min(len(a), len(b)) > 8 and a[0] == b[0] else 1
     return Levenshtein.distance(a, b, score_cutoff=limit) <= limit
+
+
+def person_slip(key_a: str, key_b: str) -> str | None:
+    """'typo' when two person keys differ by one misspelt word ("jon smith" / "john smith"), 'swapped' when
+    they hold the same words in another order ("smith john" / "john smith"), else None.
+
+    >>> person_slip("jon smith", "john smith"), person_slip("smith john", "john smith"), person_slip("jane smith", "janet smith")
+    ('typo', 'swapped', 'typo')
+    >>> person_slip("sarah stewart", "sofia stewart") is None
+    True
+    """
+    ta, tb = key_a.split(), key_b.split()
+    if len(ta) != len(tb) or len(ta) < 2 or ta == tb:
+        return None
+    if sorted(ta) == sorted(tb):
+        return "swapped"
+    differ = [(x, y) for x, y in zip(ta, tb) if x != y]
+    if len(differ) == 1 and min(len(differ[0][0]), len(differ[0][1])) >= 3 and is_typo(*differ[0], prefix=False):
+        return "typo"
+    return None
 
 
 def token_conflict(key_a: str, key_b: str) -> tuple[str, str] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -19,7 +20,8 @@ from rapidfuzz.distance import JaroWinkler
 
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex
-from kgkit.resolve.keys import PERSON_TYPES, acronym, base_key, initials_rule, looks_like_acronym, token_conflict
+from kgkit.resolve.keys import (PERSON_TYPES, acronym, base_key, initials_rule, looks_like_acronym, person_slip,
+                                token_conflict)
 
 Verdict = Literal["unique", "ambiguous", "not_found"]
 Step = Literal["exact", "rule", "lsh", "embedding", "llm"]
@@ -107,7 +109,10 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
                     jaro_winkler=jw)
     string = 0.6 * tsort + 0.4 * jw
     score = string
-    rule = initials_rule(ka, kb) if ta in PERSON_TYPES and tb in PERSON_TYPES else None
+    people = ta in PERSON_TYPES and tb in PERSON_TYPES
+    if string < _floor(cfg, cosine) and not _rule_possible(ka, na, kb, nb, people):
+        return round(string, 4), features, [f"string similarity {string:.2f}"]  # cannot reach min_score
+    rule = initials_rule(ka, kb) if people else None
     if rule:
         floor = {"initials": cfg.rule_initials, "middle": cfg.rule_middle, "surname_only": cfg.rule_surname_only}[rule]
         features[f"rule_{rule}"] = 1.0
@@ -115,11 +120,17 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
                  "surname_only": "one gives only the surname"}[rule]
         reasons.append(f"{label}: {ka!r} ~ {kb!r}")
         score = max(score, floor)
+    elif ta in PERSON_TYPES and tb in PERSON_TYPES and (slip := person_slip(ka, kb)):
+        features[f"rule_{slip}"] = 1.0
+        label = "one misspelt word" if slip == "typo" else "same words, another order"
+        reasons.append(f"{label}: {ka!r} ~ {kb!r}")
+        if slip == "swapped":
+            score = max(score, cfg.rule_swapped)
     elif ta in PERSON_TYPES and tb in PERSON_TYPES:
         features["name_conflict"] = 1.0
         reasons.append(f"given names or surnames disagree: {ka!r} / {kb!r} (capped for review)")
         score = min(score, cfg.person_conflict_cap)
-    elif ta == tb and ka != kb and base_key(ka).replace(" ", "") == base_key(kb).replace(" ", ""):
+    elif ta == tb and ka != kb and _squash(ka) == _squash(kb):
         form_a, form_b = ka[len(base_key(ka)):].strip(), kb[len(base_key(kb)):].strip()
         if form_a and form_b and form_a != form_b:
             features["rule_legal_form_differs"] = 1.0
@@ -133,7 +144,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         features["rule_acronym"] = 1.0
         reasons.append(f"acronym: {na!r} ~ {nb!r}")
         score = max(score, cfg.rule_acronym)
-    elif (conflict := token_conflict(ka, kb)) is not None:
+    elif score > cfg.word_conflict_cap and (conflict := token_conflict(ka, kb)) is not None:
         features["word_conflict"] = 1.0
         reasons.append(f"different words {conflict[0]!r} / {conflict[1]!r}, not a typo (capped for review)")
         score = min(score, cfg.word_conflict_cap)
@@ -159,6 +170,28 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
     if blocks:
         reasons.append("proposed by: " + ", ".join(blocks))
     return round(min(score, 1.0), 4), features, reasons
+
+
+def _floor(cfg: ResolveConfig, cosine: float | None) -> float:
+    """The lowest string score that can still reach min_score (with the neighbour bonus and the cosine)."""
+    low = cfg.min_score - cfg.neighbour_bonus
+    if cosine is not None:
+        low = min(low, (cfg.min_score - cfg.neighbour_bonus - cfg.embed_weight) / (1 - cfg.embed_weight))
+    return low
+
+
+def _rule_possible(ka: str, na: str, kb: str, nb: str, people: bool) -> bool:
+    """Cheap necessary conditions of the name rules (so most hopeless pairs skip them)."""
+    if people:
+        return ka.rsplit(" ", 1)[-1] == kb.rsplit(" ", 1)[-1] or ka.count(" ") == kb.count(" ")
+    if " " not in ka or " " not in kb:
+        return True  # acronyms
+    return _squash(ka) == _squash(kb)
+
+
+@lru_cache(maxsize=200_000)
+def _squash(key: str) -> str:
+    return base_key(key).replace(" ", "")
 
 
 def _is_acronym_of(key: str, name: str, long_key: str, long_name: str) -> bool:
