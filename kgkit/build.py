@@ -46,23 +46,24 @@ from kgkit.types import DocumentExtraction
 __all__ = ["LOW_CONFIDENCE", "build_graph", "relation_id"]
 
 _PROV = ["document_id", "chunk_id", "start", "end", "evidence", "extractor_id", "model", "prompt_hash"]
-_ENT_COLS = ["item_id", "surface", "type", "confidence", *_PROV]
-_REL_COLS = ["source", "target", "source_name", "target_name", "source_type", "target_type", "type", "predicate",
+_ENT_COLS = ["item_id", "ecode", "surface", "type", "confidence", *_PROV]
+_REL_COLS = ["source", "target", "scode", "tcode", "source_name", "target_name", "source_type", "target_type", "type", "predicate",
              "negated", "confidence", "valid_at", "invalid_at", *_PROV]
 
 
-def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> tuple[list[tuple], list[tuple]]:
-    """One tuple per entity / relation mention (the only per-mention Python loop; ids memoised per name)."""
+def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> tuple[list[tuple], list[tuple], list[str]]:
+    """One tuple per entity / relation mention (the only per-mention Python loop; ids memoised per name), and
+    the distinct entity ids: every mention carries its entity's integer code (index into that list)."""
     ents: list[tuple] = []
     rels: list[tuple] = []
-    ids: dict[tuple[str, str], tuple[str, str]] = {}
+    ids: dict[tuple[str, str], tuple[str, str, int]] = {}
+    codes: dict[str, int] = {}
     canonical = domain.canonical_names
 
-    def ident(name: str, typ: str) -> tuple[str, str]:
-        hit = ids.get((typ, name))
-        if hit is None:
-            canon = canonical.get(name, name)
-            hit = ids[(typ, name)] = (canon, entity_id(typ, canon))
+    def ident(name: str, typ: str) -> tuple[str, str, int]:
+        canon = canonical.get(name, name)
+        eid = entity_id(typ, canon)
+        hit = ids[(typ, name)] = (canon, eid, codes.setdefault(eid, len(codes)))
         return hit
 
     for doc in extractions:
@@ -73,22 +74,22 @@ def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> 
             doc_id, chunk_id, off = where.document_id, where.chunk_id, where.chunk_start
             tail = (ext.extractor_id, ext.model, ext.prompt_hash)
             for e in ext.entities:
-                name, eid = ids.get((e.type, e.name)) or ident(e.name, e.type)
+                name, eid, code = ids.get((e.type, e.name)) or ident(e.name, e.type)
                 span = e.span
-                ents.append((eid, name, e.type, e.confidence, doc_id, chunk_id,
+                ents.append((eid, code, name, e.type, e.confidence, doc_id, chunk_id,
                              None if span is None else span.start + off, None if span is None else span.end + off,
                              None, *tail))
             for r in ext.relations:
-                src_name, src = ids.get((r.source_type, r.source)) or ident(r.source, r.source_type)
-                dst_name, dst = ids.get((r.target_type, r.target)) or ident(r.target, r.target_type)
+                src_name, src, scode = ids.get((r.source_type, r.source)) or ident(r.source, r.source_type)
+                dst_name, dst, tcode = ids.get((r.target_type, r.target)) or ident(r.target, r.target_type)
                 if src == dst:
                     continue
                 span = r.evidence_span
-                rels.append((src, dst, src_name, dst_name, r.source_type, r.target_type, r.type, r.predicate,
+                rels.append((src, dst, scode, tcode, src_name, dst_name, r.source_type, r.target_type, r.type, r.predicate,
                              r.negated, r.confidence, r.valid_at, r.invalid_at, doc_id, chunk_id,
                              None if span is None else span.start + off, None if span is None else span.end + off,
                              r.evidence, *tail))
-    return ents, rels
+    return ents, rels, list(codes)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -99,6 +100,7 @@ def entity_id(entity_type: str, name: str) -> str:
 
 _FLOAT = {"confidence"}
 _BOOL = {"negated"}
+_INT = {"ecode", "scode", "tcode"}
 
 
 def _obj(values: Any) -> pd.Series:
@@ -116,6 +118,8 @@ def _frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
         values = list(map(itemgetter(i), rows))  # one column at a time: never every column as tuples at once
         if name in _FLOAT:
             data[name] = np.fromiter(values, dtype=float, count=len(rows))
+        elif name in _INT:
+            data[name] = np.fromiter(values, dtype=np.int64, count=len(rows))
         elif name in _BOOL:
             data[name] = np.fromiter(values, dtype=bool, count=len(rows))
         else:
@@ -128,8 +132,8 @@ def _swap(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
     if not mask.any():
         return df
     df = df.copy()
-    a = ["source", "source_name", "source_type"]
-    b = ["target", "target_name", "target_type"]
+    a = ["source", "scode", "source_name", "source_type"]
+    b = ["target", "tcode", "target_name", "target_type"]
     df.loc[mask, a + b] = df.loc[mask, b + a].to_numpy()
     return df
 
@@ -188,15 +192,19 @@ def _lists(keys: np.ndarray, values: np.ndarray) -> dict[Any, list[Any]]:
     return dict(zip(keys[starts].tolist(), (chunk.tolist() for chunk in np.split(values, starts[1:]))))
 
 
-def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
+def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame, sorted_ids: np.ndarray) -> pd.DataFrame:
     """One row per entity id. Endpoints named only by a relation still become entities (an LLM may relate
     what it did not list): named by their most common surface form there, with 0 mentions."""
-    end_ids = np.concatenate([rels["source"].to_numpy(), rels["target"].to_numpy()])
-    codes, ids = _factor(np.concatenate([ents["item_id"].to_numpy(), end_ids]))
+    # codes are ranks in sorted-id order over every id seen; keep those still present, densely renumbered
+    ecode, xcode = ents["ecode"].to_numpy(), np.concatenate([rels["scode"].to_numpy(), rels["tcode"].to_numpy()])
+    present = np.zeros(len(sorted_ids), dtype=bool)
+    present[ecode] = True
+    present[xcode] = True
+    dense = np.cumsum(present) - 1
+    ids, ecode, xcode = sorted_ids[present], dense[ecode], dense[xcode]
     n, m = len(ids), len(ents)
     if n == 0:
         return empty_table(ENTITY_COLUMNS)
-    ecode, xcode = codes[:m], codes[m:]
     mentions = np.bincount(ecode, minlength=n)
     doc_code = _factor(ents["document_id"].to_numpy())[0]
     pairs = np.unique(ecode * (doc_code.max(initial=0) + 1) + doc_code)
@@ -238,8 +246,10 @@ def _learned(rels: pd.DataFrame, learned_at: str | Mapping[str, str] | None) -> 
 def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mapping[str, str] | None) -> pd.DataFrame:
     if rels.empty:
         return empty_table(RELATION_COLUMNS)
-    code, ids = _factor(rels["item_id"].to_numpy())
-    n = len(ids)
+    code = rels["rcode"].to_numpy()
+    n = int(code.max()) + 1
+    ids = np.empty(n, dtype=object)
+    ids[code] = rels["item_id"].to_numpy()
     conf = rels["confidence"].to_numpy(float)
     start = rels["start"].astype("float64").fillna(np.inf).to_numpy()
     # within each relation: most confident mention first (its evidence is shown), then document and offset
@@ -270,33 +280,47 @@ def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mappi
 
 
 def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
+    """Entity rows, then relation rows; each by item id (its sorted code), document, offset, chunk."""
     cols = list(PROVENANCE_COLUMNS)
-    parts = [df.assign(kind=kind)[cols] for df, kind in ((ents, "entity"), (rels, "relation")) if len(df)]
+    parts = []
+    for df, kind, key in ((ents, "entity", "ecode"), (rels, "relation", "rcode")):
+        if len(df):
+            start = df["start"].astype("float64").fillna(-1).to_numpy()
+            order = np.lexsort((_factor(df["chunk_id"].to_numpy())[0], start, _factor(df["document_id"].to_numpy())[0],
+                                df[key].to_numpy()))
+            parts.append(df.iloc[order].assign(kind=_obj([kind] * len(df)).to_numpy())[cols])
     if not parts:
         return empty_table(PROVENANCE_COLUMNS)
-    table = pd.concat(parts, ignore_index=True)
-    keys = [_factor(table[k].to_numpy())[0] for k in ("kind", "item_id", "document_id")]
-    start = table["start"].astype("float64").fillna(-1).to_numpy()
-    order = np.lexsort((_factor(table["chunk_id"].to_numpy())[0], start, *keys[::-1]))
-    return table.iloc[order].reset_index(drop=True)
+    return pd.concat(parts, ignore_index=True)
 
 
-def _relation_mentions(rows: list[tuple], domain: Domain, repair: bool) -> pd.DataFrame:
-    """Relation mention rows with symmetric types ordered, reversed ones repaired, and ids."""
+def _relation_mentions(rows: list[tuple], domain: Domain, repair: bool, rank: np.ndarray) -> pd.DataFrame:
+    """Relation mention rows with symmetric types ordered, reversed ones repaired, ids and sorted codes."""
     rels = _frame(rows, _REL_COLS)
+    rels["scode"], rels["tcode"] = rank[rels["scode"].to_numpy()], rank[rels["tcode"].to_numpy()]
     symmetric = [name for name, spec in domain.relation_types.items() if spec.symmetric]
-    rels = _swap(rels, (rels["type"].isin(symmetric) & (rels["target"] < rels["source"])).to_numpy())
+    rels = _swap(rels, (rels["type"].isin(symmetric).to_numpy() & (rels["tcode"] < rels["scode"]).to_numpy()))
     flip = reversed_mask(rels, domain) if repair else np.zeros(len(rels), dtype=bool)
     rels = _swap(rels, flip)
     rels["direction_repaired"] = flip
-    codes = combined_codes(*(rels[k].to_numpy(dtype=object) for k in ("source", "type", "target", "negated")))
+    codes = combined_codes(rels["scode"].to_numpy(), rels["type"].to_numpy(dtype=object), rels["tcode"].to_numpy(),
+                           rels["negated"].to_numpy())
     _, first = np.unique(codes, return_index=True)
     uniques = rels[["source", "type", "target", "negated"]].to_numpy(dtype=object)[first]
     ids = np.empty(len(uniques), dtype=object)
     ids[:] = [_rid(f"{s}\x1f{t}\x1f{d}\x1f{'neg' if n else 'pos'}".encode()).hexdigest()[:16] for s, t, d, n in uniques]
     ids = "rel:" + ids  # the same ids as kgkit.graph.relation_id, without a function call per relation
     rels["item_id"] = _obj(ids[codes])
+    rels["rcode"] = _ranks(ids)[codes]
     return rels
+
+
+def _ranks(values: list[str] | np.ndarray) -> np.ndarray:
+    """Position of each (distinct) value in sorted order."""
+    order = np.argsort(np.asarray(values, dtype=object), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
 
 
 @stage(version="2")
@@ -339,10 +363,15 @@ def _gc_paused() -> Iterator[None]:
 
 def _build(extractions: Sequence[DocumentExtraction], domain: Domain, learned_at: str | Mapping[str, str] | None,
            repair: bool) -> Graph:
-    ent_rows, rel_rows = _mention_rows(extractions, domain)
-    ents = _dedupe_spans(_frame(ent_rows, _ENT_COLS), ["item_id"])
+    ent_rows, rel_rows, entity_ids = _mention_rows(extractions, domain)
+    rank = _ranks(entity_ids)  # entity code -> position in sorted-id order: codes then sort like ids
+    sorted_ids = np.empty(len(entity_ids), dtype=object)
+    sorted_ids[rank] = entity_ids
+    ents = _frame(ent_rows, _ENT_COLS)
     del ent_rows  # the rows are in the frame now: free them before the next big allocation
-    rels = _dedupe_spans(_relation_mentions(rel_rows, domain, repair), ["item_id"])
+    ents["ecode"] = rank[ents["ecode"].to_numpy()]
+    ents = _dedupe_spans(ents, ["ecode"])
+    rels = _dedupe_spans(_relation_mentions(rel_rows, domain, repair, rank), ["rcode"])
     del rel_rows
     documents = pd.DataFrame(
         [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions],
@@ -351,7 +380,7 @@ def _build(extractions: Sequence[DocumentExtraction], domain: Domain, learned_at
     extractors = sorted({c.extraction.extractor_id for d in extractions for c in d.chunks})
     meta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors, "builder": "kgkit.build/1"}
     relations = _relations_table(rels, domain, learned_at)
-    entities = _entities_table(ents, rels)
+    entities = _entities_table(ents, rels, sorted_ids)
     degree = pd.concat([relations["source"], relations["target"]]).value_counts()
     entities["degree"] = entities["id"].map(degree).fillna(0).astype("int64")
     return Graph(entities=entities, relations=relations, provenance=_provenance_table(ents, rels),

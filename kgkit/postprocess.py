@@ -51,7 +51,7 @@ def combined_codes(*columns: Any) -> np.ndarray:
     """
     key = np.zeros(len(columns[0]), dtype=np.int64)
     for col in columns:
-        codes, uniques = pd.factorize(np.asarray(col, dtype=object))
+        codes, uniques = pd.factorize(np.asarray(col))
         key = pd.factorize(key * (len(uniques) + 1) + (codes + 1))[0].astype(np.int64)  # stays small
     return key
 
