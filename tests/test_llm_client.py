@@ -122,7 +122,7 @@ def test_response_is_kept_when_its_cost_cannot_be_computed():
 
 def test_request_cache_identical_rerun_makes_no_call(tmp_path):
     cache = Cache(tmp_path)
-    client, fake = make(['{"name": "Ada"}'], cache=cache)
+    client, _ = make(['{"name": "Ada"}'], cache=cache)
     first = client.ask_sync(MESSAGES, Name, stage="demo")
     again, fake2 = make([], cache=Cache(tmp_path))  # a new process: same cache folder, nothing queued
     second = again.ask_sync(MESSAGES, Name, stage="demo")
@@ -206,3 +206,11 @@ def test_tool_calling_mode_parses_tool_calls_and_reasks():
     assert fake.calls[0]["tools"][0]["function"]["name"] == "Name"  # the schema went out as a tool
     assert LLMClient("openai/gpt-4o-mini")._mode_name() == "tools"  # tool calling where litellm says it works
     assert LLMClient("kgkit-test/x", free=True)._mode_name() == "json"  # JSON mode for the others
+
+
+def test_rate_limit_honours_retry_after():
+    clock = FakeClock()
+    err = litellm.RateLimitError("429", llm_provider="openai", model="m", headers={"retry-after": "30"})
+    client, _ = make([err, '{"name": "Ada"}'], clock=clock)
+    assert client.ask_sync(MESSAGES, Name, stage="demo").value.name == "Ada"
+    assert clock.sleeps == [30.0]

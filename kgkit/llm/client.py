@@ -222,12 +222,12 @@ class LLMClient:
                     value = await self._instructor_call(messages, response_model, context, meter, stage, label)
                     error = None
                     break
-                except Exception as exc:  # noqa: BLE001 - every failure becomes the answer's error
+                except Exception as exc:  # every failure becomes the answer's error
                     cause = _cause(exc)
                     error = _describe(cause, self.settings.max_reasks)
                     if type(cause).__name__ not in _TRANSIENT or attempt + 1 == self.max_attempts:
                         break
-                    await self.sleep(backoff_delay(attempt, rng=self.rng))
+                    await self.sleep(max(backoff_delay(attempt, rng=self.rng), _retry_after(cause)))
         answer = Answer(value=value, error=error, prompt_tokens=meter.prompt_tokens,
                         completion_tokens=meter.completion_tokens, cost_usd=meter.cost_usd, attempts=meter.requests,
                         key=key)
@@ -364,6 +364,18 @@ def _usage(response: Any) -> tuple[int | None, int | None]:
     get = usage.get if isinstance(usage, dict) else lambda k: getattr(usage, k, None)
     pt, ct = get("prompt_tokens"), get("completion_tokens")
     return (int(pt) if isinstance(pt, (int, float)) else None, int(ct) if isinstance(ct, (int, float)) else None)
+
+
+def _retry_after(exc: BaseException, *, cap: float = 120.0) -> float:
+    """Seconds a 429 asks us to wait (`retry-after` / `retry-after-ms` headers), 0 when it says nothing."""
+    headers = getattr(exc, "headers", None) or getattr(getattr(exc, "response", None), "headers", None) or {}
+    try:
+        lowered = {str(k).lower(): v for k, v in dict(headers).items()}
+        if "retry-after-ms" in lowered:
+            return min(float(lowered["retry-after-ms"]) / 1000, cap)
+        return min(float(lowered.get("retry-after", 0)), cap)
+    except (TypeError, ValueError):  # an HTTP date or garbage: fall back to backoff
+        return 0.0
 
 
 def _cause(exc: BaseException) -> BaseException:
