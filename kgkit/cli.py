@@ -109,7 +109,7 @@ def run(
 
         try:
             result = run_pipeline(docs, output, domain=domain, cache=run_cache, extractor=extractor,
-                                  batch_size=16 if extractor is None else max(64, 8 * concurrency),
+                                  batch_size=16 if extractor is None else max(64, 32 * concurrency),
                                   max_bytes=_size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                                   max_view_nodes=view_nodes, write_view=not no_view, progress=progress)
         except DomainError as exc:
