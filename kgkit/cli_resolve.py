@@ -46,6 +46,21 @@ def _decisions(workspace: Path) -> list:
         raise typer.Exit(2) from None
 
 
+class _CachedEmbedder:
+    """An embedder whose vectors go through the workspace cache, one entry per text (kgkit.embed.embed_rows)."""
+
+    def __init__(self, inner, cache) -> None:  # type: ignore[no-untyped-def]
+        self.inner, self.cache, self.id, self.dim = inner, cache, inner.id, inner.dim
+
+    def __call__(self, texts):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        from kgkit.embed import embed_rows
+
+        rows = self.cache.map(embed_rows, list(texts), embedder=self.inner, batch_size=256)
+        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, self.dim), dtype=np.float32)
+
+
 def _symmetric(graph_meta: dict, domain: str | None) -> set[str]:
     """Relation types the domain declares symmetric (the --domain given, else the graph's bundled domain)."""
     from kgkit import io
@@ -67,13 +82,15 @@ def _symmetric(graph_meta: dict, domain: str | None) -> set[str]:
 def resolve_cmd(
     workspace: Path = _WS,
     graph: Path | None = _GRAPH,
-    embed: str = typer.Option("none", help="Embedding-neighbour step: none, hashing (lexical, no torch) or minilm."),
+    embed: str = typer.Option("none", help="Embedding-neighbour step: none, hashing (lexical, no torch) or minilm "
+                              "(vectors cached in WORKSPACE/cache)."),
     auto_accept: float = typer.Option(0.9, help="Policy: merge unique same-type candidates scoring at least this."),
     margin: float = typer.Option(0.05, help="A best match must lead the runner-up by this, else it is ambiguous."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Find merge candidates and let the policy decide the clear ones; person decisions are kept."""
     from kgkit import io
+    from kgkit.cache import Cache
     from kgkit.embed import HashingEmbedder, MiniLMEmbedder
     from kgkit.resolve import ResolveConfig, decide, merge_candidates, pending
     from kgkit.resolve.decisions import Policy
@@ -85,8 +102,8 @@ def resolve_cmd(
     g = io.load_graph(_graph_path(workspace, graph))
     existing = _decisions(workspace)
     factory = embedders[embed]
-    candidates = merge_candidates(g, config=ResolveConfig(margin=margin, auto_accept=auto_accept),
-                                  embedder=factory() if factory else None)
+    embedder = _CachedEmbedder(factory(), Cache(workspace / "cache")) if factory else None
+    candidates = merge_candidates(g, config=ResolveConfig(margin=margin, auto_accept=auto_accept), embedder=embedder)
     decisions = decide(candidates, decisions=existing, policy=Policy(auto_accept=auto_accept), at=_now())
     write_candidates(workspace, candidates)
     path = write_decisions(workspace, decisions)
@@ -107,8 +124,9 @@ def review_cmd(
     limit: int = typer.Option(20, help="Ask about at most this many candidates."),
     who: str | None = typer.Option(None, help="Your name, recorded with each decision."),
 ) -> None:
-    """Review pending candidates in the terminal: [m]erge, [k]eep apart, [s]kip, [q]uit (saved after each)."""
+    """Review pending candidates in the terminal: m = merge, k = keep apart, s = skip, q = quit (saved after each)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.prompt import Prompt
     from rich.table import Table
 
@@ -126,12 +144,12 @@ def review_cmd(
     done = 0
     for n, c in enumerate(todo, 1):
         table = Table(title=f"{n}/{len(todo)}  score {c.score:.2f}  {c.verdict}  ({c.step})", show_header=False)
-        table.add_row("merge", f"{c.source_name}  [{c.source_type}]  {c.source}")
-        table.add_row("into", f"{c.target_name}  [{c.target_type}]  {c.target}")
+        table.add_row("merge", escape(f"{c.source_name}  [{c.source_type}]  {c.source}"))  # names come from documents
+        table.add_row("into", escape(f"{c.target_name}  [{c.target_type}]  {c.target}"))
         for reason in c.reasons:
-            table.add_row("why", reason)
+            table.add_row("why", escape(reason))
         console.print(table)
-        answer = Prompt.ask("[m]erge / [k]eep apart / [s]kip / [q]uit", choices=["m", "k", "s", "q"], default="s",
+        answer = Prompt.ask("m = merge, k = keep apart, s = skip, q = quit", choices=["m", "k", "s", "q"], default="s",
                             console=console)
         if answer == "q":
             break

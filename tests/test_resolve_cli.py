@@ -61,3 +61,15 @@ def test_bad_decisions_file_changes_nothing(tmp_path):
 def test_review_without_candidates_says_what_to_do(tmp_path):
     result = CliRunner().invoke(app, ["review", "-w", str(tmp_path)])
     assert result.exit_code == 1 and "kgkit resolve" in result.output
+
+
+def test_resolve_with_cached_embeddings(tmp_path):
+    ws = tmp_path / "ws"
+    io.save_graph(_ambiguous_graph(), ws / "graph.json")
+    runner = CliRunner()
+    assert runner.invoke(app, ["resolve", "-w", str(ws), "--embed", "hashing"]).exit_code == 0
+    cached = sorted(p for p in (ws / "cache").rglob("*") if p.is_file())
+    assert cached
+    result = runner.invoke(app, ["resolve", "-w", str(ws), "--embed", "hashing"])
+    assert result.exit_code == 0 and sorted(p for p in (ws / "cache").rglob("*") if p.is_file()) == cached
+    assert runner.invoke(app, ["resolve", "-w", str(ws), "--embed", "bogus"]).exit_code != 0
