@@ -1,6 +1,7 @@
 """LLM commands for the kgkit CLI, registered on `kgkit.cli.app` when imported (litellm loads inside commands).
 
     kgkit discover DOCS -o WS --model openai/gpt-4o-mini --max-cost 0.20    -> WS/domain.yaml (editable)
+    kgkit extract DOCS -o WS --model openai/gpt-4o-mini --max-cost 1.50     -> WS/extractions.jsonl, no graph
     kgkit run DOCS -o WS --model openai/gpt-4o-mini --max-cost 1.50 [--domain WS/domain.yaml]
 
 Also the helpers `kgkit run --model` uses: `llm_extractor(...)` builds the client + extractor from the options,
@@ -142,3 +143,78 @@ def discover(
     for label, value in llm_rows(report):
         typer.echo(f"{label}: {value}")
     typer.echo(f"edit it, then: kgkit run {docs} -o {output} --domain {target} --model {model}")
+
+
+@app.command()
+def extract(
+    docs: Path = typer.Argument(..., help="Folder (or file) of documents."),
+    output: Path = typer.Option(..., "-o", "--output", help="Workspace folder (extractions.jsonl, extract.json, cache)."),
+    domain: str = typer.Option("general", "--domain", "-d", help="Bundled domain name or path to a domain YAML."),
+    model: str | None = typer.Option(None, "--model", "-m", help="litellm model string; offline extractor without it."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="Hard budget cap in dollars."),
+    price_in: float | None = typer.Option(None, "--price-in", help="Input price, dollars per 1M tokens (unlisted models)."),
+    price_out: float | None = typer.Option(None, "--price-out", help="Output price, dollars per 1M tokens."),
+    free: bool = typer.Option(False, "--free", help="A local model (Ollama, vLLM): no price, no cost."),
+    api_base: str | None = typer.Option(None, "--api-base", help="Provider URL (e.g. http://localhost:11434)."),
+    concurrency: int = typer.Option(8, "--concurrency", help="LLM requests in flight at most."),
+    no_context: bool = typer.Option(False, "--no-context", help="No shared document summary in extraction prompts."),
+    max_size: str = typer.Option("20MB", help="Files larger than this are reported, not read."),
+    chunk_chars: int = typer.Option(2000, help="Maximum characters per chunk."),
+    overlap_chars: int = typer.Option(200, help="Characters of whole sentences repeated between chunks."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Load, chunk and extract only (no graph): write extractions.jsonl and extract.json with the costs."""
+    from kgkit import io
+    from kgkit.cache import Cache
+    from kgkit.chunk import chunk_document
+    from kgkit.domain import DomainError
+    from kgkit.extract import extract_texts, locate, merge_document
+    from kgkit.llm.report import cost_report
+    from kgkit.pipeline import default_extractor, load_files
+    from kgkit.types import Document, DocumentError
+
+    if not docs.exists():
+        typer.echo(f"no such file or folder: {docs}", err=True)
+        raise typer.Exit(2)
+    cache = Cache(_cache_root(None, output))
+    try:
+        dom = io.load_domain(domain)
+        extractor = default_extractor() if model is None else llm_extractor(
+            model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free, concurrency=concurrency,
+            document_context=not no_context, api_base=api_base, cache=cache)
+    except (DomainError, LLMOptionError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    loaded = cache.map(load_files, io.read_corpus(docs, max_bytes=_size(max_size)), batch_size=64,
+                       max_bytes=_size(max_size))
+    documents = [d for d in loaded if isinstance(d, Document)]
+    per_doc = {d.id: chunk_document(d, max_chars=chunk_chars, overlap_chars=overlap_chars) for d in documents}
+    chunks = [c for cs in per_doc.values() for c in cs]
+    prepare = getattr(extractor, "prepare_inputs", None)
+    inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
+    found = cache.map(extract_texts, inputs, batch_size=16 if model is None else max(64, 32 * concurrency),
+                      domain=dom, extractor=extractor)
+    extractions = [merge_document(d, [locate(t, c) for t, c in zip(found, chunks) if c.document_id == d.id])
+                   for d in documents]
+    ledger = getattr(getattr(extractor, "client", None), "ledger", None)
+    summary: dict[str, Any] = {
+        "documents_ok": len(documents), "documents_failed": sum(isinstance(d, DocumentError) for d in loaded),
+        "chunks": len(chunks), "chunk_errors": [e for x in extractions for e in x.errors],
+        "extractor": extractor.id, "extractor_calls": cache.stats.computed[extract_texts.stage_name],
+        "domain": dom.id,
+    }
+    if ledger is not None:
+        summary["llm"] = ledger.summary()
+        summary["llm_costs"] = cost_report(ledger.charges, extractions).to_dict("records")
+    io.write_jsonl(output / "extractions.jsonl", [e.model_dump(mode="json") for e in extractions])
+    io.write_json(output / "extract.json", summary, indent=2)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    typer.echo(f"{summary['documents_ok']} documents, {summary['chunks']} chunks "
+               f"({len(summary['chunk_errors'])} failed), {summary['extractor_calls']} extracted now "
+               f"-> {output / 'extractions.jsonl'}")
+    for label, value in llm_rows(summary):
+        typer.echo(f"{label}: {value}")
+    for err in summary["chunk_errors"][:20]:
+        typer.echo(f"chunk failed {err}")

@@ -80,3 +80,17 @@ def test_unknown_price_and_missing_cap_are_clear_errors(corpus_copy, tmp_path, o
     assert uncapped.exit_code == 2 and "--max-cost" in uncapped.output
     free = run(str(corpus_copy), "-o", str(tmp_path / "c"), "--model", "kgkit-fake/extractor", "--free")
     assert free["llm"]["cap_usd"] is None and free["llm"]["spent_usd"] == 0 and free["entities"] > 0
+
+
+def test_extract_command_writes_extractions_and_costs_without_a_graph(corpus_copy, tmp_path, offline):
+    ws = tmp_path / "ws"
+    result = CliRunner().invoke(app, ["extract", str(corpus_copy), "-o", str(ws), *PRICED, "--max-cost", "0.5",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["chunk_errors"] == [] and summary["extractor"].startswith("llm:kgkit-fake/extractor")
+    assert summary["llm"]["stages"]["extract"]["calls"] == summary["chunks"] and summary["llm_costs"]
+    rows = [json.loads(line) for line in (ws / "extractions.jsonl").read_text().splitlines()]
+    assert len(rows) == summary["documents_ok"] and not (ws / "graph.json").exists()
+    # the same cache as `run`: running the full pipeline afterwards extracts nothing again
+    assert run(str(corpus_copy), "-o", str(ws), *PRICED, "--max-cost", "0.5")["extractor_calls"] == 0
