@@ -322,7 +322,7 @@ def part_c() -> list[str]:
              "| entities | wall | CPU | candidates | + HashingEmbedder neighbour step (wall) |", "|---|---|---|---|---|"]
     for n in (10_000, 100_000):
         rng = random.Random(11)
-        pool = gen.build_pool(int(n * 1.6), rng)
+        pool = gen.build_pool(int(n * 3), rng)
         rows, seen = [], set()
         for e in pool:
             forms, weights = zip(*e["variants"])

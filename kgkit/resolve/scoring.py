@@ -119,7 +119,8 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         label = {"initials": "initials agree", "middle": "same names, one adds a middle name or initial",
                  "surname_only": "one gives only the surname"}[rule]
         reasons.append(f"{label}: {ka!r} ~ {kb!r}")
-        score = max(score, floor)
+        # a bare surname ("Smith", "Mr. Smith") says no more than the rule, however alike the strings look
+        score = floor if rule == "surname_only" else max(score, floor)
     elif ta in PERSON_TYPES and tb in PERSON_TYPES and (slip := person_slip(ka, kb)):
         features[f"rule_{slip}"] = 1.0
         label = "one misspelt word" if slip == "typo" else "same words, another order"
