@@ -3,6 +3,7 @@ sift-kg extraction sets written by ../shared/bench/gen_extractions.py.
 
     python /work/shared/bench/gen_extractions.py --n 2000 --out /tmp/n2000
     .venv/bin/python bench/bench_graph.py /tmp/n2000 [/tmp/n20000 ...]
+    .venv/bin/python bench/bench_graph.py --generate 20000 /tmp/n20000   # the same files, in seconds
 
 Each data set is measured in a fresh subprocess, so the peak RSS (ru_maxrss) is that of kgkit alone:
 interpreter + imports + reading the extraction files + the build. `measure_kgkit(extractions_dir) -> dict`
@@ -17,9 +18,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
+GENERATOR = Path("/work/shared/bench/gen_extractions.py")
 
 
 def _read_extractions(folder: Path) -> list[Any]:
@@ -82,9 +84,10 @@ def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -
     figures["build_cpu_s"] = round(time.process_time() - cpu, 3)
     figures["entities"], figures["relations"] = len(graph.entities), len(graph.relations)
     figures["rss_after_build_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    again = build_graph(extractions, domain=dom, learned_at="2026-01-01T00:00:00Z")
-    figures["build_deterministic"] = io.dumps_json(again.to_json_dict()) == io.dumps_json(graph.to_json_dict())
-    del again
+    if len(extractions) <= 5000:  # a second graph and two JSON forms at once would dominate the peak at n20000
+        again = build_graph(list(reversed(extractions)), domain=dom, learned_at="2026-01-01T00:00:00Z")
+        figures["build_deterministic"] = io.dumps_json(again.to_json_dict()) == io.dumps_json(graph.to_json_dict())
+        del again
     t, cpu = time.perf_counter(), time.process_time()
     comms = detect_communities(graph, seed=0)
     figures["communities_s"] = round(time.perf_counter() - t, 3)
@@ -110,8 +113,9 @@ def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -
     figures["query_median_ms"] = round(1000 * statistics.median(times), 2)
     figures["query_max_ms"] = round(1000 * max(times), 2)
     figures["queries"] = len(times)
+    figures["rss_before_json_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     t = time.perf_counter()
-    graph.to_json_dict()
+    graph.to_json_dict()  # what io.save_graph serialises (graph.json rows as dicts)
     figures["to_json_s"] = round(time.perf_counter() - t, 3)
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return figures
@@ -124,7 +128,44 @@ def measure_kgkit(extractions_dir: str | Path) -> dict[str, Any]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def generate(n: int, out: Path, *, seed: int = 7) -> None:
+    """The same documents as ../shared/bench/gen_extractions.py --n N --out OUT (same seed, same files; only
+    extracted_at differs), in seconds instead of an hour at n20000: its random.choices over the weighted pool
+    rebuilds the cumulative weights on every call; here they are built once (CPython's choices() then draws
+    exactly the same numbers)."""
+    import importlib.util
+    import random
+    from itertools import accumulate
+
+    spec = importlib.util.spec_from_file_location("gen_extractions", GENERATOR)
+    gen = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(gen)  # type: ignore[union-attr]
+
+    class CachedChoices(random.Random):
+        cum: ClassVar[dict[int, tuple[Any, list[float]]]] = {}
+
+        def choices(self, population, weights=None, *, cum_weights=None, k=1):  # type: ignore[override]
+            if weights is not None and cum_weights is None and len(weights) > 1000:
+                if id(weights) not in self.cum:
+                    self.cum[id(weights)] = (weights, list(accumulate(weights)))
+                return super().choices(population, cum_weights=self.cum[id(weights)][1], k=k)
+            return super().choices(population, weights, cum_weights=cum_weights, k=k)
+
+    rng = CachedChoices(seed)
+    pool = gen.build_pool(max(400, 4 * n), rng)
+    weights = gen.zipf_weights(len(pool), 1.05)
+    folder = out / "extractions"
+    folder.mkdir(parents=True, exist_ok=True)
+    truth: dict[str, set[str]] = {}
+    for i in range(n):
+        doc = gen.make_doc(i, pool, weights, 20, 20, rng, truth)
+        (folder / f"{doc['document_id']}.json").write_text(json.dumps(doc, indent=2))
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--generate"]:
+        generate(int(argv[1]), Path(argv[2]))
+        return
     if argv[:1] == ["--measure"]:
         print(json.dumps(_measure_here(Path(argv[1]))))
         return
