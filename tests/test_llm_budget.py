@@ -131,3 +131,15 @@ def test_pipeline_scenario_calls_per_chunk_and_no_overshoot_at_half_the_needed_b
     half, ledger2 = run(tmp_path / "half", ledger.spent_usd / 2)
     assert ledger2.spent_usd <= ledger.spent_usd / 2 and ledger2.overruns == 0
     assert 0 < len(half.chunk_errors) < len(half.chunks)  # what fits is done, the rest is refused
+
+
+def test_try_reserve_waits_for_open_reservations_and_refuses_what_can_never_fit():
+    ledger = BudgetLedger(cap_usd=0.01)
+    open_one = ledger.reserve(0.006, stage="a")
+    assert ledger.try_reserve(0.005, stage="a") is None and ledger.refused == 0  # may fit once settled: wait
+    with pytest.raises(BudgetExceeded):
+        ledger.try_reserve(0.011, stage="a")  # never fits
+    ledger.settle(open_one, cost_usd=0.002)
+    assert ledger.try_reserve(0.005, stage="a") is not None
+    with pytest.raises(BudgetExceeded):
+        ledger.try_reserve(0.0085, stage="a")  # 0.002 spent + 0.005 open + 0.0085 > cap, and 0.002 + 0.0085 > cap
