@@ -229,6 +229,14 @@ def _gather(idx: _Index, frontier: np.ndarray) -> np.ndarray:
     return shift + np.arange(total)
 
 
+def _first(items: np.ndarray, keys: np.ndarray, k: int) -> np.ndarray:
+    """The k items with the smallest (distinct) keys, in key order: a partial selection, then a small sort."""
+    if k < len(items):
+        part = np.argpartition(keys, k)[:k]
+        items, keys = items[part], keys[part]
+    return items[np.argsort(keys, kind="stable")]
+
+
 def neighbourhood(
     graph: Graph, entity: str, *, depth: int = 1, types: list[str] | None = None,
     relation_types: list[str] | None = None, limit: int = 50, offset: int = 0,
@@ -256,27 +264,25 @@ def neighbourhood(
     hop = np.full(len(idx.ids), -1, dtype=np.int64)
     frontier = np.array([idx.position[matches[0]]], dtype=np.int64)
     hop[frontier] = 0
-    walked = []
+    walked = np.zeros(len(rels), dtype=bool)  # masks instead of np.unique: O(size) however big the hop
     for d in range(1, depth + 1):
         slots = _gather(idx, frontier)
         if edge_ok is not None:
             slots = slots[edge_ok[slots]]
         slots = slots[node_ok[idx.neighbour[slots]]]
-        walked.append(idx.relation_row[slots])
-        nxt = np.unique(idx.neighbour[slots])
-        nxt = nxt[hop[nxt] == -1]
-        hop[nxt] = d
-        frontier = nxt
+        walked[idx.relation_row[slots]] = True
+        reached_now = idx.neighbour[slots]
+        reached_now = reached_now[hop[reached_now] == -1]
+        hop[reached_now] = d
+        frontier = np.flatnonzero(hop == d)
         if len(frontier) == 0:
             break
-    # sort with precomputed ranks, then materialise only the page's rows
+    # order by (hop, precomputed rank); select only the first offset + limit, then materialise that page
     reached = np.flatnonzero(hop >= 0)
-    reached = reached[np.lexsort((idx.rank[reached], hop[reached]))]
-    page = reached[offset: offset + limit]
+    page = _first(reached, hop[reached] * len(idx.ids) + idx.rank[reached], offset + limit)[offset:]
     found = ents.iloc[idx.row[page]].assign(hop=hop[page]).reset_index(drop=True)
-    rel_rows = np.unique(np.concatenate(walked)) if walked else np.zeros(0, dtype=np.int64)
+    rel_rows = np.flatnonzero(walked)
     rel_hop = np.minimum(hop[idx.rel_ends[rel_rows, 0]], hop[idx.rel_ends[rel_rows, 1]])
-    order = np.lexsort((idx.rel_rank[rel_rows], rel_hop))
-    rel_rows, rel_hop = rel_rows[order][offset: offset + limit], rel_hop[order][offset: offset + limit]
-    hood = rels.iloc[rel_rows].assign(hop=rel_hop).reset_index(drop=True)
-    return Neighbourhood(entity, "found", matches, found, hood, len(reached), len(order), params)
+    chosen = _first(np.arange(len(rel_rows)), rel_hop * len(rels) + idx.rel_rank[rel_rows], offset + limit)[offset:]
+    hood = rels.iloc[rel_rows[chosen]].assign(hop=rel_hop[chosen]).reset_index(drop=True)
+    return Neighbourhood(entity, "found", matches, found, hood, len(reached), len(rel_rows), params)
