@@ -23,11 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import JaroWinkler
 
 from kgkit.embed import Embedder
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex, build_index, lexical_pairs
-from kgkit.resolve.scoring import GraphContext, MergeCandidate, graph_context, score_pair
+from kgkit.resolve.keys import PERSON_TYPES
+from kgkit.resolve.scoring import GraphContext, MergeCandidate, _floor, _rule_possible, graph_context, score_pair
 from kgkit.stage import stage
 
 _RULES = {"initials", "middle", "surname_only", "legal_form", "acronym"}
@@ -93,8 +96,22 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
             step = "rule" if set(blocks) & _RULES else ("lsh" if "lsh" in blocks else "embedding")
             scored[pair] = Scored(s, step, f, tuple(r), blocks)
 
-    for pair, blocks in sorted(lexical_pairs(idx).items()):
-        add(pair, blocks)
+    proposed = sorted(lexical_pairs(idx).items())
+    if proposed:
+        # string similarity of every LSH-only pair in one vectorised call: most cannot reach min_score and
+        # skip the Python rules (pairs a name rule proposed are always scored in full)
+        keys = idx.keys
+        left = [keys[a] for (a, _b), _bl in proposed]
+        right = [keys[b] for (_a, b), _bl in proposed]
+        tsort = process.cpdist(left, right, scorer=fuzz.token_sort_ratio, workers=1) / 100
+        jw = process.cpdist(left, right, scorer=JaroWinkler.normalized_similarity, workers=1)
+        hopeless = (0.6 * tsort + 0.4 * jw) < _floor(cfg, None)
+        for (pair, blocks), skip in zip(proposed, hopeless):
+            if skip and blocks == ("lsh",) and not _rule_possible(
+                    keys[pair[0]], idx.node_name(pair[0]), keys[pair[1]], idx.node_name(pair[1]),
+                    idx.node_types[pair[0]] in PERSON_TYPES and idx.node_types[pair[1]] in PERSON_TYPES):
+                continue
+            add(pair, blocks)
     if embedder is not None:
         settled = {q for q, _o, v in verdicts(idx, scored).values() if v == "unique"}
         left = [n for n in range(len(idx.keys)) if n not in settled and not idx.gated[n]]

@@ -226,7 +226,7 @@ def rule_pairs(idx: NameIndex) -> dict[tuple[int, int], str]:
             parts = {n: idx.keys[n] for n in group}
             for x in range(len(group)):
                 for y in range(x + 1, len(group)):
-                    a, b = sorted((group[x], group[y]))
+                    a, b = (group[x], group[y]) if group[x] < group[y] else (group[y], group[x])
                     if (a, b) in out:
                         continue
                     rule = initials_rule(parts[group[x]], parts[group[y]])
