@@ -142,3 +142,11 @@ def test_judge_decides_only_what_the_policy_leaves():
 def test_decision_rejects_self_merge():
     with pytest.raises(ValueError):
         Decision(kind="merge", subjects=("a", "a"), decided_by="person")
+
+
+def test_re_running_the_policy_changes_nothing_in_the_file(tmp_path):
+    g = graph()
+    write_decisions(tmp_path, decide(merge_candidates(g), at=AT))
+    before = (tmp_path / "decisions.yaml").read_text()
+    write_decisions(tmp_path, decide(merge_candidates(g), decisions=read_decisions(tmp_path), at="2027-01-01T00:00:00+00:00"))
+    assert (tmp_path / "decisions.yaml").read_text() == before

@@ -134,7 +134,9 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
            at: str | None = None, judge: Judge | None = None) -> list[Decision]:
     """The decision list after a resolution run: every person and llm decision kept as it was, policy
     decisions re-derived from the candidates, the judge asked about what is left. Sorted by id."""
+    decisions = list(decisions)
     kept = [d for d in decisions if d.decided_by != "policy"]
+    earlier = {d.id: d for d in decisions if d.decided_by == "policy"}
     decided = {d.pair_key for d in kept}
     out = list(kept)
     for c in candidates:
@@ -143,8 +145,11 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
             continue
         if policy.accepts(c):
             why = f"policy: score {c.score:.2f} >= {policy.auto_accept:.2f}, unique; " + "; ".join(c.reasons[:2])
-            out.append(Decision(kind="merge", subjects=(c.source, c.target), decided_by="policy", at=at, why=why,
-                                score=c.score))
+            new = Decision(kind="merge", subjects=(c.source, c.target), decided_by="policy", at=at, why=why,
+                           score=c.score)
+            old = earlier.get(new.id)
+            # the same policy decision as last run keeps its time: re-running gives no diff in decisions.yaml
+            out.append(old if old is not None and old.model_copy(update={"at": at}) == new else new)
             decided.add(key)
         elif judge is not None and c.source_type == c.target_type and c.score >= policy.judge_min:
             answer = judge(c)
