@@ -1,0 +1,130 @@
+"""MergeReview without a browser: payload converters, decisions, the bundled ES module, the JS logic tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kgkit.graph import Graph
+from kgkit.resolve.apply import apply_decisions
+from kgkit.resolve.scoring import MergeCandidate
+from kgkit.widgets import (
+    actions_to_decisions,
+    candidate_key,
+    candidates_payload,
+    canonical_names,
+    merge_review_esm,
+    payload_to_candidates,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cand(source: str, target: str, score: float = 0.9, sname: str = "", tname: str = "") -> MergeCandidate:
+    return MergeCandidate(source=source, target=target, source_name=sname or source, target_name=tname or target,
+                          source_type="Person", target_type="Person", score=score, step="rule", verdict="unique",
+                          features={"jaro": 0.8}, reasons=("initials agree",))
+
+
+def _ent(eid: str, name: str, mentions: int = 1) -> dict:
+    return {"id": eid, "name": name, "type": "Person", "aliases": [], "mentions": mentions, "documents": 1,
+            "confidence": 1.0, "identity": "derived", "degree": 1, "community": None}
+
+
+@pytest.fixture
+def graph() -> Graph:
+    ents = pd.DataFrame([_ent("P:j smith", "J. Smith"), _ent("P:jane smith", "Jane Smith", 3),
+                         _ent("P:bob", "Bob <script>"), _ent("P:rob", "Rob")])
+    rels = pd.DataFrame([{"id": "rel:1", "source": "P:j smith", "target": "P:bob", "type": "MET", "predicate": None,
+                          "negated": False, "confidence": 0.5, "support": 1, "evidence": "x", "valid_at": None,
+                          "invalid_at": None, "created_at": None, "expired_at": None, "flags": []}])
+    prov = pd.DataFrame([{"item_id": "P:j smith", "kind": "entity", "document_id": "d", "chunk_id": "c", "start": 0,
+                          "end": 8, "evidence": "J. Smith met Bob.", "extractor_id": "x", "model": None,
+                          "prompt_hash": None}])
+    return Graph.empty().replace(entities=ents, relations=rels, provenance=prov)
+
+
+def test_payload_round_trips_and_carries_evidence_and_neighbours(graph):
+    cands = [_cand("P:j smith", "P:jane smith", 0.92, "J. Smith", "Jane Smith"), _cand("P:bob", "P:rob", 0.6)]
+    payload = candidates_payload(cands, graph=graph)
+    assert payload_to_candidates(payload) == cands
+    first = payload[0]
+    assert first["key"] == candidate_key(cands[0]) == "P:j smith|P:jane smith"
+    assert first["evidence"] == ["J. Smith met Bob."]
+    assert first["source_neighbours"] == ["Bob <script>"] and first["target_neighbours"] == []
+    assert payload[1]["target_neighbours"] == [] and payload[1]["source_neighbours"] == ["J. Smith"]
+    import json
+    json.dumps(payload)  # JSON-ready for the trait
+
+
+def test_actions_become_person_decisions_in_candidate_order():
+    cands = [_cand("a", "b", 0.95, "Al", "Alan"), _cand("c", "d", 0.7), _cand("e", "f"), _cand("g", "h")]
+    payload = candidates_payload(cands)
+    actions = {"c|d": {"verdict": "reject", "canonical": "d"}, "a|b": {"verdict": "accept", "canonical": "Alan"},
+               "e|f": {"verdict": "skip", "canonical": "f"}, "zz|yy": {"verdict": "accept", "canonical": "q"}}
+    decisions = actions_to_decisions(payload, actions, who="ana", at="2026-11-30T12:00:00Z")
+    assert [(d.kind, d.subjects, d.decided_by, d.who) for d in decisions] == [
+        ("merge", ("a", "b"), "person", "ana"), ("keep_apart", ("c", "d"), "person", "ana")]
+    assert decisions[0].score == 0.95 and decisions[0].at == "2026-11-30T12:00:00Z"
+
+
+def test_canonical_name_edit_chooses_the_kept_entity_or_is_recorded():
+    payload = candidates_payload([_cand("a", "b", sname="Al", tname="Alan"), _cand("c", "d", sname="Cy", tname="Cyrus")])
+    actions = {"a|b": {"verdict": "accept", "canonical": "Al"}, "c|d": {"verdict": "accept", "canonical": "Cyrus X."}}
+    first, second = actions_to_decisions(payload, actions)
+    assert first.subjects == ("b", "a")  # kept entity is the one whose name was chosen
+    assert second.subjects == ("c", "d") and "Cyrus X." in second.why
+    assert canonical_names(payload, actions) == {"d": "Cyrus X."}
+
+
+def test_widget_decisions_apply_to_the_graph(graph):
+    payload = candidates_payload([_cand("P:j smith", "P:jane smith", sname="J. Smith", tname="Jane Smith")], graph=graph)
+    decisions = actions_to_decisions(payload, {payload[0]["key"]: {"verdict": "accept", "canonical": "Jane Smith"}})
+    applied = apply_decisions(graph, decisions)
+    assert applied.mapping == {"P:j smith": "P:jane smith"}
+
+
+def test_widget_traits_sync_and_hold_no_logic():
+    from kgkit.widgets import MergeReview
+
+    w = MergeReview.from_candidates([_cand("a", "b")], threshold=0.8)
+    assert w.candidates[0]["key"] == "a|b" and w.threshold == 0.8 and w.actions == {}
+    state = w.get_state()
+    assert {"candidates", "actions", "cursor", "threshold", "_esm"} <= set(state)
+    w.actions = {"a|b": {"verdict": "accept", "canonical": "b"}}
+    assert [d.kind for d in actions_to_decisions(w.candidates, w.actions)] == ["merge"]
+
+
+def test_bundled_module_inlines_the_logic_once():
+    esm = merge_review_esm()
+    assert "./merge_review_logic.js\"" not in esm.replace('import("./merge_review_logic.js")', "")
+    assert esm.count("export default") == 1 and "export function decide" in esm
+    assert "innerHTML" not in esm and "http" not in esm.replace("http-equiv", "")  # no CDN, no markup injection
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is required in CI for the widget logic tests")
+        pytest.skip("node not installed")
+    return node
+
+
+def test_widget_logic_passes_node_test():
+    result = subprocess.run([_node(), "--test", "widgets/"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_bundled_module_imports_in_node(tmp_path):
+    path = tmp_path / "bundle.mjs"
+    path.write_text(merge_review_esm(), encoding="utf-8")
+    code = (f"const m = await import({str(path.as_uri())!r});"
+            "if (typeof m.default.render !== 'function' || typeof m.decide !== 'function') process.exit(3);")
+    result = subprocess.run([_node(), "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,156 @@
+"""MergeReview in real headless Chromium: a static harness page loads the widget's bundled ES module with a
+minimal fake anywidget model whose `save_changes` posts to a localhost server run by the test; the page
+script clicks accept on one candidate and reject on another; the test asserts that the two Decision
+records arrive on the Python side (through `MergeReview.set_state`, the path front-end updates take).
+The network is blocked apart from that loopback server. Screenshot: $KGKIT_ARTEFACTS or bench/out/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import browser_tools as bt
+import pytest
+
+from kgkit.resolve.scoring import MergeCandidate
+from kgkit.widgets import actions_to_decisions, merge_review_esm
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
+
+ROOT = Path(__file__).resolve().parents[1]
+XSS = "<img src=x onerror=document.body.setAttribute('data-pwned',1)>"
+
+HARNESS = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>MergeReview harness</title></head>
+<body style="margin:8px;background:#fff"><div id="widget"></div>
+<script type="module">
+const BASE = "__BASE__";
+const state = await (await fetch(BASE + "/state")).json();
+const { default: widget } = await import(BASE + "/merge_review.js");
+const listeners = {};
+const pending = {};
+const posts = [];
+const model = {
+  get: (k) => state[k],
+  set: (k, v) => { state[k] = v; pending[k] = v; (listeners["change:" + k] || []).forEach((f) => f()); },
+  on: (ev, f) => { (listeners[ev] = listeners[ev] || []).push(f); },
+  off: (ev, f) => { listeners[ev] = (listeners[ev] || []).filter((g) => g !== f); },
+  save_changes: () => {
+    const body = JSON.stringify({ ...pending });
+    for (const k of Object.keys(pending)) delete pending[k];
+    posts.push(fetch(BASE + "/save", { method: "POST", body, headers: { "Content-Type": "text/plain" } }));
+  },
+};
+const el = document.getElementById("widget");
+widget.render({ model, el });
+const button = (i, action) => el.querySelector(`[data-index="${i}"] [data-action="${action}"]`);
+button(0, "accept").click();
+button(1, "reject").click();
+await Promise.all(posts);
+document.body.setAttribute("data-saved", String(posts.length));
+</script></body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    path = bt.find_chromium()
+    if path is None:
+        message = "headless Chromium not found: install the Debian package `chromium` (apt-get install -y chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message + " -- required in CI")
+        pytest.skip(message)
+    return path
+
+
+def _cand(source: str, target: str, sname: str, tname: str, score: float) -> MergeCandidate:
+    return MergeCandidate(source=source, target=target, source_name=sname, target_name=tname, source_type="Person",
+                          target_type="Person", score=score, step="rule", verdict="unique",
+                          features={"jaro_winkler": 0.9}, reasons=("initials agree",))
+
+
+class _Server:
+    """Serves the widget module and the candidates; POST /save sets the posted traits on a real widget."""
+
+    def __init__(self, widget):
+        self.widget, self.saves = widget, []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _send(self, body: bytes, kind: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", kind)
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):  # noqa: N802
+                if self.path == "/merge_review.js":
+                    self._send(merge_review_esm().encode(), "text/javascript; charset=utf-8")
+                elif self.path == "/state":
+                    w = outer.widget
+                    self._send(json.dumps({"candidates": w.candidates, "actions": w.actions, "cursor": w.cursor,
+                                           "threshold": w.threshold}).encode(), "application/json")
+                else:
+                    self.send_error(404)
+
+            def do_POST(self):  # noqa: N802
+                data = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.saves.append(data)
+                outer.widget.set_state(data)  # what an ipywidgets comm update does
+                self._send(b"{}", "application/json")
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bt.run_chromium's flags, except that 127.0.0.1 (the test's own server) resolves; every other host
+    still resolves to nothing and the dead proxy still catches the rest."""
+    flags = [f if not f.startswith("--host-resolver-rules=") else f + ", EXCLUDE 127.0.0.1" for f in bt.CHROMIUM_FLAGS]
+    monkeypatch.setattr(bt, "CHROMIUM_FLAGS", flags)
+
+
+def test_clicks_in_chromium_arrive_as_decisions(chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kgkit.widgets import MergeReview
+
+    _loopback_only(monkeypatch)
+
+    cands = [_cand("P:j smith", "P:jane smith", "J. Smith", "Jane Smith", 0.95),
+             _cand("P:bob", "P:rob", XSS, "Rob", 0.72), _cand("P:al", "P:alan", "Al", "Alan", 0.61)]
+    widget = MergeReview.from_candidates(cands)
+    with _Server(widget) as server:
+        page = tmp_path / "harness.html"
+        page.write_text(HARNESS.replace("__BASE__", server.base), encoding="utf-8")
+        run = bt.run_chromium(page, png=tmp_path / "merge_review.png", chromium=chromium, size=(1000, 700))
+        dom = bt.run_chromium(page, dump_dom=True, chromium=chromium)
+    assert run.returncode == 0 and run.png is not None, run.stderr[-3000:]
+    out = Path(os.environ.get("KGKIT_ARTEFACTS", ROOT / "bench" / "out"))
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshot: {shutil.copy(run.png, out / 'test_browser_merge_review.png')}")
+
+    decisions = actions_to_decisions(widget.candidates, widget.actions, who="browser")
+    assert [(d.kind, d.subjects, d.decided_by) for d in decisions] == [
+        ("merge", ("P:j smith", "P:jane smith"), "person"), ("keep_apart", ("P:bob", "P:rob"), "person")]
+    assert widget.cursor == 2 and server.saves  # the focus moved on to the undecided third candidate
+    assert 'data-saved="2"' in dom.stdout and "data-pwned" not in dom.stdout.split("<div", 1)[0]
+    assert "&lt;img src=x" in dom.stdout and "<img" not in dom.stdout  # the document name shows as text
+    assert all(u.startswith(server.base) for u in run.page_requests + dom.page_requests), run.page_requests
