@@ -46,18 +46,21 @@ from kgkit.types import DocumentExtraction
 __all__ = ["LOW_CONFIDENCE", "build_graph", "relation_id"]
 
 _PROV = ["document_id", "chunk_id", "start", "end", "evidence", "extractor_id", "model", "prompt_hash"]
-_ENT_COLS = ["item_id", "ecode", "surface", "type", "confidence", *_PROV]
+_CODES = ["dcode", "ccode"]  # document and chunk as integer codes (ranks in sorted-id order, set in _build)
+_ENT_COLS = ["item_id", "ecode", "surface", "type", "confidence", *_PROV, *_CODES]
 _REL_COLS = ["source", "target", "scode", "tcode", "source_name", "target_name", "source_type", "target_type", "type", "predicate",
-             "negated", "confidence", "valid_at", "invalid_at", *_PROV]
+             "negated", "confidence", "valid_at", "invalid_at", *_PROV, *_CODES]
 
 
-def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> tuple[list[tuple], list[tuple], list[str]]:
+def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> tuple[list[tuple], list[tuple], list[str], list[str], list[str]]:
     """One tuple per entity / relation mention (the only per-mention Python loop; ids memoised per name), and
-    the distinct entity ids: every mention carries its entity's integer code (index into that list)."""
+    the distinct entity, document and chunk ids: every mention carries their integer codes (list indexes)."""
     ents: list[tuple] = []
     rels: list[tuple] = []
     ids: dict[tuple[str, str], tuple[str, str, int]] = {}
     codes: dict[str, int] = {}
+    doc_codes: dict[str, int] = {}
+    chunk_codes: dict[str, int] = {}
     canonical = domain.canonical_names
 
     def ident(name: str, typ: str) -> tuple[str, str, int]:
@@ -72,7 +75,8 @@ def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> 
             if ext.error is not None:
                 continue
             doc_id, chunk_id, off = where.document_id, where.chunk_id, where.chunk_start
-            tail = (ext.extractor_id, ext.model, ext.prompt_hash)
+            tail = (ext.extractor_id, ext.model, ext.prompt_hash, doc_codes.setdefault(doc_id, len(doc_codes)),
+                    chunk_codes.setdefault(chunk_id, len(chunk_codes)))
             for e in ext.entities:
                 name, eid, code = ids.get((e.type, e.name)) or ident(e.name, e.type)
                 span = e.span
@@ -89,7 +93,7 @@ def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> 
                              r.negated, r.confidence, r.valid_at, r.invalid_at, doc_id, chunk_id,
                              None if span is None else span.start + off, None if span is None else span.end + off,
                              r.evidence, *tail))
-    return ents, rels, list(codes)
+    return ents, rels, list(codes), list(doc_codes), list(chunk_codes)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -100,7 +104,7 @@ def entity_id(entity_type: str, name: str) -> str:
 
 _FLOAT = {"confidence"}
 _BOOL = {"negated"}
-_INT = {"ecode", "scode", "tcode"}
+_INT = {"ecode", "scode", "tcode", "dcode", "ccode"}
 
 
 def _obj(values: Any) -> pd.Series:
@@ -141,7 +145,7 @@ def _swap(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
 def _dedupe_spans(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     """Drop repeats of one mention seen in two overlapping chunks (same item, document and span)."""
     spanned = df["start"].notna()
-    once = df[spanned].drop_duplicates([*key, "document_id", "start", "end"])
+    once = df[spanned].drop_duplicates([*key, "dcode", "start", "end"])
     return pd.concat([once, df[~spanned]], ignore_index=True)
 
 
@@ -206,7 +210,7 @@ def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame, sorted_ids: np.ndarr
     if n == 0:
         return empty_table(ENTITY_COLUMNS)
     mentions = np.bincount(ecode, minlength=n)
-    doc_code = _factor(ents["document_id"].to_numpy())[0]
+    doc_code = ents["dcode"].to_numpy()
     pairs = np.unique(ecode * (doc_code.max(initial=0) + 1) + doc_code)
     documents = np.bincount(pairs // (doc_code.max(initial=0) + 1), minlength=n)
     confidence = np.zeros(n)
@@ -253,7 +257,7 @@ def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mappi
     conf = rels["confidence"].to_numpy(float)
     start = rels["start"].astype("float64").fillna(np.inf).to_numpy()
     # within each relation: most confident mention first (its evidence is shown), then document and offset
-    order = np.lexsort((start, _factor(rels["document_id"].to_numpy())[0], -conf, code))
+    order = np.lexsort((start, rels["dcode"].to_numpy(), -conf, code))
     r = rels.iloc[order]
     c = code[order]
     starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
@@ -286,8 +290,7 @@ def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
     for df, kind, key in ((ents, "entity", "ecode"), (rels, "relation", "rcode")):
         if len(df):
             start = df["start"].astype("float64").fillna(-1).to_numpy()
-            order = np.lexsort((_factor(df["chunk_id"].to_numpy())[0], start, _factor(df["document_id"].to_numpy())[0],
-                                df[key].to_numpy()))
+            order = np.lexsort((df["ccode"].to_numpy(), start, df["dcode"].to_numpy(), df[key].to_numpy()))
             parts.append(df.iloc[order].assign(kind=_obj([kind] * len(df)).to_numpy())[cols])
     if not parts:
         return empty_table(PROVENANCE_COLUMNS)
@@ -363,15 +366,19 @@ def _gc_paused() -> Iterator[None]:
 
 def _build(extractions: Sequence[DocumentExtraction], domain: Domain, learned_at: str | Mapping[str, str] | None,
            repair: bool) -> Graph:
-    ent_rows, rel_rows, entity_ids = _mention_rows(extractions, domain)
+    ent_rows, rel_rows, entity_ids, doc_ids, chunk_ids = _mention_rows(extractions, domain)
+    places = {"dcode": _ranks(doc_ids), "ccode": _ranks(chunk_ids)}
     rank = _ranks(entity_ids)  # entity code -> position in sorted-id order: codes then sort like ids
     sorted_ids = np.empty(len(entity_ids), dtype=object)
     sorted_ids[rank] = entity_ids
     ents = _frame(ent_rows, _ENT_COLS)
     del ent_rows  # the rows are in the frame now: free them before the next big allocation
     ents["ecode"] = rank[ents["ecode"].to_numpy()]
-    ents = _dedupe_spans(ents, ["ecode"])
-    rels = _dedupe_spans(_relation_mentions(rel_rows, domain, repair, rank), ["rcode"])
+    rels = _relation_mentions(rel_rows, domain, repair, rank)
+    for df in (ents, rels):
+        for col, ranks in places.items():
+            df[col] = ranks[df[col].to_numpy()]
+    ents, rels = _dedupe_spans(ents, ["ecode"]), _dedupe_spans(rels, ["rcode"])
     del rel_rows
     documents = pd.DataFrame(
         [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions],
