@@ -4,7 +4,7 @@ and length-normalised term frequencies summed before saturation, one document-le
 average lengths count live rows only, so an index grown by adds scores exactly like one built in one go.
 
 Chosen over SQLite FTS5 and bm25s by measurement (bench/RESULTS.md): FTS5's OR queries scored every matching
-row (p95 38 ms at 100k), bm25s cannot append; here a query touches only the posting lists of its terms.
+row (p95 36 ms at 100k), bm25s cannot append; here a query touches only the posting lists of its terms.
 
 >>> k = KeywordIndex()
 >>> k.add("posix.pidfd_open", "Return a file descriptor referring to the process pid.")
