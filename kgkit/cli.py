@@ -240,7 +240,8 @@ def cache_import(
 
 # Command groups that live in their own modules register themselves on `app` when imported. Each keeps its
 # heavy imports inside its commands, so importing it here keeps `kgkit --help` fast.
-COMMAND_MODULES = ("kgkit.cli_graph", "kgkit.cli_export", "kgkit.cli_llm", "kgkit.cli_search", "kgkit.cli_resolve")
+COMMAND_MODULES = ("kgkit.cli_graph", "kgkit.cli_export", "kgkit.cli_llm", "kgkit.cli_search", "kgkit.cli_resolve",
+                   "kgkit.cli_narrate")
 
 
 def _register_commands() -> None:

@@ -51,7 +51,7 @@ between both but can could did does doing down during each every few for from fu
 hers him his how into its itself just more most must nor not now off once only other our ours out over own same shall
 she should some such than that the their theirs them then there these they this those through too under until upon
 very was were what when where which while who whom why will with would you your yours may might one two made make
-many much new now year years let who""".split())
+many much new year years let""".split())  # noqa: SIM905 (a word list reads better as text)
 
 
 class Member(BaseModel):
@@ -81,7 +81,8 @@ class CommunityInput(BaseModel):
     members: tuple[Member, ...]  # the most connected, at most `top`
     facts: tuple[CommunityFact, ...] = ()  # the strongest relations inside, at most `max_facts`
     terms: tuple[str, ...] = ()
-    type_counts: tuple[tuple[str, int], ...] = ()
+    type_counts: tuple[tuple[str, int], ...] = ()  # entity types of all members
+    relation_types: tuple[tuple[str, int], ...] = ()  # types of all relations inside
     documents: tuple[str, ...] = ()  # where the top members are mentioned (for communities without relations)
 
 
@@ -143,8 +144,9 @@ def community_inputs(graph: Graph, communities: Communities, facts: pd.DataFrame
                        for r in chosen.itertuples(index=False))
         docs = [] if cfacts else sorted({d for m in members[:3] for d in mentioned.get(m.id, ())})[:3]
         type_counts = tuple(sorted(Counter(mem["type"].astype(str)).items(), key=lambda kv: (-kv[1], kv[0])))
+        rel_types = () if own is None else tuple(sorted(Counter(own["type"]).items(), key=lambda kv: (-kv[1], kv[0])))
         item = CommunityInput(size=len(mem), relations_total=0 if own is None else len(own), members=members,
-                              facts=cfacts, type_counts=type_counts, documents=tuple(docs))
+                              facts=cfacts, type_counts=type_counts, relation_types=rel_types, documents=tuple(docs))
         rows.append((cid, item))
         texts.append(" ".join(e for e in (own["evidence"] if own is not None else []) if e))
         excluded.append({w for m in members[:3] for w in _tokens(m.name)})
@@ -161,9 +163,9 @@ def offline_label(item: CommunityInput) -> CommunityText:
     first = (f"{item.size} entities ({types}) with {item.relations_total} relations among them"
              if item.size > 1 else f"{names[0] if names else 'One entity'} ({types}), on its own")
     if item.facts:
-        kinds = Counter(f.type for f in item.facts)
-        common = ", ".join(t for t, _ in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
-        sentences.append(Sentence(text=f"{first}; mostly {common}.", relations=(item.facts[0].id,),
+        kinds = item.relation_types or tuple(Counter(f.type for f in item.facts).items())
+        common = ", ".join(f"{t} ({n})" for t, n in kinds[:3])
+        sentences.append(Sentence(text=f"{first}; relation types {common}.", relations=(item.facts[0].id,),
                                   documents=item.facts[0].documents))
         if item.terms:
             uses = [f for f in item.facts if set(_tokens(f.evidence or "")) & set(item.terms)][:3] or [item.facts[0]]
