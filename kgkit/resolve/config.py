@@ -27,7 +27,8 @@ class ResolveConfig:
       a clear candidate after the lexical steps; exact cosine top-k within one type, skipped for a type with
       more than `embed_max_nodes` names (the brute-force matrix would dominate the run).
     Scores and verdicts:
-    - `min_score`: candidates scoring below are dropped.
+    - `min_score`: candidates scoring below are dropped. 0.8: a pair below `auto_accept - margin` (0.85)
+      can never change a policy merge, and reviewers see the pairs worth a look; lower it to see more.
     - `margin`: a best match not ahead of the runner-up (another exact-key group) by this much is ambiguous.
     - `auto_accept`: the policy accepts unique, same-type candidates scoring at least this.
     - `person_conflict_cap`: two person names whose given names or surnames disagree score at most this
@@ -51,7 +52,7 @@ class ResolveConfig:
     embed_top_k: int = 5
     embed_min_cosine: float = 0.85
     embed_max_nodes: int = 20_000
-    min_score: float = 0.75
+    min_score: float = 0.8
     margin: float = 0.05
     auto_accept: float = 0.9
     neighbour_bonus: float = 0.05
