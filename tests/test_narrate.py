@@ -99,9 +99,11 @@ class FakeNarrator:
     def __init__(self, *, invent: int = 0):
         self.invent = invent  # the first `invent` requests cite a made-up id
         self.calls = 0
+        self.log: list[dict] = []
 
     async def __call__(self, **kwargs):
         self.calls += 1
+        self.log.append(kwargs)
         ids = _facts_in(kwargs["messages"]) or ["rel:none"]
         cited = ["rel:deadbeefdeadbeef"] if self.calls <= self.invent else ids[:2]
         sentence = {"text": f"Written from {len(ids)} facts.", "relations": cited, "date": None}
@@ -198,6 +200,23 @@ def test_llm_writes_every_part_through_one_ledger_and_the_request_cache(tmp_path
     again = client_with(fake, cache=Cache(tmp_path))
     assert narrate(GRAPH, llm=again, top_entities=3) == n
     assert fake.calls == 9 and again.ledger.spent_usd == 0
+
+
+def test_llm_timeline_sentences_get_their_facts_dates():
+    n = narrate(GRAPH, llm=client_with(FakeNarrator()), top_entities=1)
+    assert n.timeline.source == "llm" and n.timeline.sentences[0].date == "1941-12-07"
+
+
+def test_changing_one_community_asks_the_model_again_only_for_it(tmp_path):
+    fake = FakeNarrator()
+    narrate(GRAPH, llm=client_with(fake), cache=Cache(tmp_path), top_entities=1)
+    before, cache = fake.calls, Cache(tmp_path)
+    n = narrate(make_graph(edit=True), llm=client_with(fake), cache=cache, top_entities=1)
+    assert cache.stats.computed["label_communities"] == 1 and cache.stats.hits["label_communities"] == 2
+    # one new label request; overview and timeline quote the edited evidence, so they are asked again too
+    asked = [c["messages"] for c in fake.log[before:]]
+    assert sum("Give it a `label`" in _prompt(m) for m in asked) == 1
+    assert [c.source for c in n.communities] == ["llm"] * 3
 
 
 def test_budget_cap_admits_some_parts_the_rest_stay_extractive_and_marked():

@@ -32,15 +32,19 @@ if TYPE_CHECKING:
 TITLES = {"overview": "Overview", "chains": "Main relationship chains", "timeline": "Timeline"}
 
 
-def cited_sentences(answer: Sequence[CitedSentence], documents: Mapping[str, Sequence[str]]) -> list[Sentence]:
+def cited_sentences(answer: Sequence[CitedSentence], documents: Mapping[str, Sequence[str]],
+                    dates: Mapping[str, str] | None = None) -> list[Sentence]:
     """Sentences from an LLM answer, keeping only citations of the given facts (`documents`: id -> paths);
-    a sentence left with no citation is dropped."""
+    a sentence left with no citation is dropped. A sentence without a date gets its facts' earliest one
+    (`dates`: id -> date, timeline facts)."""
     out = []
     for s in answer:
         rels = tuple(r for r in dict.fromkeys(s.relations) if r in documents)
         if rels and s.text.strip():
             docs = tuple(sorted({d for r in rels for d in documents[r]}))
-            out.append(Sentence(text=" ".join(s.text.split()), relations=rels, documents=docs, date=s.date))
+            known = sorted(dates[r] for r in rels if dates and r in dates)
+            date = s.date or (known[0] if known else None)
+            out.append(Sentence(text=" ".join(s.text.split()), relations=rels, documents=docs, date=date))
     return out
 
 
@@ -58,7 +62,8 @@ async def _llm_part(llm: LLMClient, inp: SectionInput, *, stage_name: str, label
                            context={"relations": inp.allowed})
     if answer.value is None:
         return None, answer.error or "no answer"
-    sentences = cited_sentences(answer.value.sentences, documents)
+    dates = {f.id: f.date for f in inp.facts if f.date}
+    sentences = cited_sentences(answer.value.sentences, documents, dates)
     return (sentences, None) if sentences else (None, "the LLM cited none of the facts it was given")
 
 
