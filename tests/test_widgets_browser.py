@@ -93,7 +93,7 @@ class _Server:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 if self.path == "/merge_review.js":
                     self._send(merge_review_esm().encode(), "text/javascript; charset=utf-8")
                 elif self.path == "/state":
@@ -103,7 +103,7 @@ class _Server:
                 else:
                     self.send_error(404)
 
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 data = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.saves.append(data)
                 outer.widget.set_state(data)  # what an ipywidgets comm update does
