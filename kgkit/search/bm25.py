@@ -55,18 +55,18 @@ class _Postings:
         self.rows: dict[int, list[int]] = {}
         self.tfs: dict[int, list[int]] = {}
         self.frozen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self.df: Counter[int] = Counter()  # live rows containing the term
 
     def add(self, row: int, counts: Counter[int]) -> None:
+        rows, tfs, frozen = self.rows, self.tfs, self.frozen
         for term, tf in counts.items():
-            self.rows.setdefault(term, []).append(row)
-            self.tfs.setdefault(term, []).append(tf)
-            self.frozen.pop(term, None)
-            self.df[term] += 1
-
-    def retire(self, counts: Counter[int]) -> None:
-        for term in counts:
-            self.df[term] -= 1
+            posting = rows.get(term)
+            if posting is None:
+                rows[term], tfs[term] = [row], [tf]
+            else:
+                posting.append(row)
+                tfs[term].append(tf)
+                if term in frozen:
+                    del frozen[term]
 
     def get(self, term: int) -> tuple[np.ndarray, np.ndarray] | None:
         hit = self.frozen.get(term)
@@ -121,7 +121,6 @@ class KeywordIndex:
         self.alive.data[row] = False
         self.live -= 1
         for f, c in enumerate(self._counts[row]):
-            self.postings[f].retire(c)
             self.total_length[f] -= float(sum(c.values()))
         self.df.subtract(self._counts[row][0].keys() | self._counts[row][1].keys())
         self._counts[row] = (Counter(), Counter())
