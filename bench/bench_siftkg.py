@@ -184,14 +184,18 @@ def ensure_dataset(n: int, root: Path) -> Path:
     return folder
 
 
-def measure(n: int, data_root: Path, sift_python: Path, *, sift_steps: list[str], timeout: float) -> dict[str, Any]:
+def measure(n: int, data_root: Path, sift_python: Path, *, sift_steps: list[str], timeout: float,
+            tools: tuple[str, ...] = ("kgkit", "sift")) -> dict[str, Any]:
     data = ensure_dataset(n, data_root)
     with tempfile.TemporaryDirectory(prefix=f"kgkit-bench-{n}-") as tmp:
         kg_work, sift_work = Path(tmp) / "kgkit", Path(tmp) / "sift"
         kg_work.mkdir()
         sift_work.mkdir()
         (sift_work / "extractions").symlink_to((data / "extractions").resolve())
-        kg = _run_steps([sys.executable, __file__, "--kgkit-driver", str(data), str(kg_work)], timeout)
+        kg = _run_steps([sys.executable, __file__, "--kgkit-driver", str(data), str(kg_work)], timeout) \
+            if "kgkit" in tools else {}
+        if "sift" not in tools:
+            return {"n": n, "kgkit": kg, "sift": {}, "sift_steps": []}
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
         with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
             fh.write(SIFT_DRIVER)
@@ -208,7 +212,7 @@ def _s(steps: dict[str, Any], name: str, key: str = "seconds") -> float | None:
 
 def _sum(steps: dict[str, Any], names: tuple[str, ...], key: str) -> float | None:
     values = [_s(steps, n, key) for n in names if n in steps]
-    return round(sum(v for v in values if v is not None), 3) if values else None
+    return round(sum(v for v in values if v is not None), 6) if values else None
 
 
 def table(result: dict[str, Any]) -> str:
@@ -268,8 +272,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--sift-venv", type=Path, default=Path("/tmp/siftkg-venv"))
     ap.add_argument("--sift-graphml-max", type=int, default=2000, help="largest n for sift-kg's GraphML export (265 s at n2000)")
     ap.add_argument("--sift-topology-max", type=int, default=2000, help="largest n for sift-kg's topology")
+    ap.add_argument("--sift-query-max", type=int, default=2000, help="largest n for sift-kg's neighbourhood queries")
     ap.add_argument("--sift-timeout", type=float, default=1200.0, help="seconds per tool and data set")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
+    ap.add_argument("--tools", default="kgkit,sift", help="comma-separated: kgkit, sift")
+    ap.add_argument("--sift-from", type=Path, help="reuse sift-kg figures from an earlier --json file (same n)")
     args = ap.parse_args(argv)
     if not GEN.exists():
         print(f"skipped: {GEN} not found (the shared benchmark generator lives in ../shared/bench)")
@@ -277,11 +284,17 @@ def main(argv: list[str]) -> int:
     sift_python = ensure_sift_venv(args.sift_venv)
     results = []
     for n in args.n:
-        steps = ["build", "query"]
+        steps = ["build"]
+        steps += ["query"] if n <= args.sift_query_max else []
         steps += ["topology"] if n <= args.sift_topology_max else []
         steps += ["graphml"] if n <= args.sift_graphml_max else []
         started = time.perf_counter()
-        result = measure(n, args.data, sift_python, sift_steps=steps, timeout=args.sift_timeout)
+        tools = tuple(args.tools.split(","))
+        result = measure(n, args.data, sift_python, sift_steps=steps, timeout=args.sift_timeout, tools=tools)
+        if args.sift_from:
+            earlier = {r["n"]: r for r in json.loads(args.sift_from.read_text())}
+            if n in earlier:
+                result.update(sift=earlier[n]["sift"], sift_steps=earlier[n]["sift_steps"], sift_from=str(args.sift_from))
         result["wall_s"] = round(time.perf_counter() - started, 1)
         results.append(result)
         print(table(result) + "\n", flush=True)
