@@ -109,17 +109,18 @@ def narrate(
     ent_docs = _entity_documents(graph, list(top["id"]))
     documents = dict(zip(facts["id"], facts["documents"]))
 
+    index = F.touching(facts)
     chain_rows = F.strongest_chains(facts, k=chains, length=chain_length)
     dated = F.dated_facts(facts, limit=timeline)
     drafts = {
-        "overview": F.overview_sentences(graph, facts, comms.summary, entities=top),
+        "overview": F.overview_sentences(graph, facts, comms.summary, entities=top, index=index),
         "chains": F.chain_sentences(facts, chain_rows),
-        "timeline": F.timeline_sentences(facts, limit=timeline),
+        "timeline": F.timeline_sentences(facts, dated=dated),
     }
-    entity_drafts = {e["id"]: F.entity_sentences(e, facts, ent_docs.get(e["id"], ())) for e in top.to_dict("records")}
+    entity_drafts = {e["id"]: F.entity_sentences(e, facts, ent_docs.get(e["id"], ()), index) for e in top.to_dict("records")}
     results: dict[str, Any] = {}
     if llm is not None:
-        inputs = _llm_inputs(graph, facts, comms.summary, top, chain_rows, dated)
+        inputs = _llm_inputs(graph, facts, comms.summary, top, chain_rows, dated, index)
         results = run_sync(lambda: _ask_all(llm, inputs, documents))
 
     pairs = community_inputs(graph, comms, facts)
@@ -159,7 +160,8 @@ def _entity_documents(graph: Graph, ids: list[str], k: int = 3) -> dict[str, tup
 
 
 def _llm_inputs(graph: Graph, facts: pd.DataFrame, summary: pd.DataFrame, top: pd.DataFrame,
-                chain_rows: list[list[int]], dated: pd.DataFrame) -> dict[Any, SectionInput]:
+                chain_rows: list[list[int]], dated: pd.DataFrame,
+                index: dict[str, list[int]]) -> dict[Any, SectionInput]:
     """One SectionInput per LLM request, in the order they are asked."""
     strong = list(F._strong(facts).index[:20])
     types = facts["type"].value_counts()
@@ -181,7 +183,7 @@ def _llm_inputs(graph: Graph, facts: pd.DataFrame, summary: pd.DataFrame, top: p
                                                                           dates=dict(zip(dated.index, dated["date"]))),
                                       max_sentences=max(1, len(dated)))
     for e in top.to_dict("records"):
-        rows = F.entity_rows(facts, e["id"])
+        rows = F.entity_rows(facts, e["id"], index=index)
         inputs[("entity", e["id"])] = SectionInput(
             task="entity", facts=_facts_for(facts, rows), subject=f"{e['name']} ({e['type']})", max_sentences=3,
             context=[f"{e['name']} is mentioned {int(e['mentions'])} times in {int(e['documents'])} documents and "
@@ -223,7 +225,8 @@ def _labels(pairs: list[tuple[str, Any]], *, llm: LLMClient | None, cache: Cache
 
 
 def _sources(facts: pd.DataFrame, ids: Sequence[str]) -> dict[str, SourceRelation]:
-    rows = facts.set_index("id").loc[[i for i in ids if i in set(facts["id"])]]
+    known = set(facts["id"].tolist())
+    rows = facts.set_index("id").loc[[i for i in ids if i in known]]
     return {rid: SourceRelation(id=rid, statement=r["statement"], type=r["type"], support=int(r["support"]),
                                 evidence=r["evidence"], documents=tuple(r["documents"]))
             for rid, r in zip(rows.index, rows.to_dict("records"))}

@@ -80,10 +80,12 @@ def evidence_date(text: str | None) -> str | None:
 def relation_documents(graph: Graph) -> dict[str, tuple[str, ...]]:
     """Relation id -> the paths of the documents its provenance comes from (sorted)."""
     prov = graph.provenance
-    prov = prov[prov["kind"] == "relation"][["item_id", "document_id"]].drop_duplicates()
-    paths = dict(zip(graph.documents["id"], graph.documents["path"]))
-    prov = prov.assign(path=prov["document_id"].map(paths).fillna(prov["document_id"]))
-    return {rid: tuple(sorted(set(group))) for rid, group in prov.groupby("item_id", sort=True)["path"]}
+    rel = (prov["kind"] == "relation").to_numpy()
+    paths = dict(zip(graph.documents["id"].tolist(), graph.documents["path"].tolist()))
+    found: dict[str, set[str]] = {}
+    for item, doc in zip(prov["item_id"][rel].tolist(), prov["document_id"][rel].tolist()):
+        found.setdefault(item, set()).add(paths.get(doc, doc))
+    return {rid: tuple(sorted(docs)) for rid, docs in found.items()}
 
 
 def relation_facts(graph: Graph, *, weak_types: tuple[str, ...] = WEAK_TYPES, weak_factor: float = 0.2) -> pd.DataFrame:
@@ -91,20 +93,22 @@ def relation_facts(graph: Graph, *, weak_types: tuple[str, ...] = WEAK_TYPES, we
     source_name, target_name, type, negated, support, confidence, evidence (quoted), valid_at, statement,
     documents, weak, strength (support x confidence, x `weak_factor` for co-occurrence types); sorted by
     strength (descending), then id."""
-    rels = graph.relations[graph.relations["expired_at"].isna()]
-    names = dict(zip(graph.entities["id"], graph.entities["name"]))
+    rels = graph.relations[graph.relations["expired_at"].isna().to_numpy()]
+    names = dict(zip(graph.entities["id"].tolist(), graph.entities["name"].tolist()))
     docs = relation_documents(graph)
+    col = {c: rels[c].tolist() for c in ("id", "source", "target", "type", "evidence", "valid_at")}
     out = pd.DataFrame({
-        "id": rels["id"].to_numpy(object), "source": rels["source"].to_numpy(object),
-        "target": rels["target"].to_numpy(object), "type": rels["type"].to_numpy(object),
+        "id": pd.Series(col["id"], dtype=object), "source": pd.Series(col["source"], dtype=object),
+        "target": pd.Series(col["target"], dtype=object), "type": pd.Series(col["type"], dtype=object),
         "negated": rels["negated"].to_numpy(bool), "support": rels["support"].to_numpy(np.int64),
-        "confidence": rels["confidence"].to_numpy(float), "valid_at": rels["valid_at"].to_numpy(object)})
-    out["source_name"] = [names.get(s, s) for s in out["source"]]
-    out["target_name"] = [names.get(t, t) for t in out["target"]]
-    out["evidence"] = [quote(e) for e in rels["evidence"]]
-    out["statement"] = [f"{s} {'does not hold: ' + verb(t) if n else verb(t)} {o}" for s, t, o, n in
-                        zip(out["source_name"], out["type"], out["target_name"], out["negated"])]
-    out["documents"] = [docs.get(r, ()) for r in out["id"]]
+        "confidence": rels["confidence"].to_numpy(float), "valid_at": pd.Series(col["valid_at"], dtype=object)})
+    out["source_name"] = pd.Series([names.get(s, s) for s in col["source"]], dtype=object)
+    out["target_name"] = pd.Series([names.get(t, t) for t in col["target"]], dtype=object)
+    out["evidence"] = pd.Series([quote(e) for e in col["evidence"]], dtype=object)
+    out["statement"] = pd.Series([f"{s} {'does not hold: ' + verb(t) if n else verb(t)} {o}" for s, t, o, n in
+                                  zip(out["source_name"].tolist(), col["type"], out["target_name"].tolist(),
+                                      out["negated"].tolist())], dtype=object)
+    out["documents"] = pd.Series([docs.get(r, ()) for r in col["id"]], dtype=object)
     out["weak"] = out["type"].isin(weak_types).to_numpy()
     out["strength"] = out["support"] * out["confidence"].clip(lower=0.01) * np.where(out["weak"], weak_factor, 1.0)
     return out.sort_values(["strength", "id"], ascending=[False, True], kind="stable").reset_index(drop=True)
@@ -189,10 +193,10 @@ def dated_facts(facts: pd.DataFrame, *, limit: int = 12) -> pd.DataFrame:
     return dated.sort_values(["date", "strength", "id"], ascending=[True, False, True], kind="stable")
 
 
-def timeline_sentences(facts: pd.DataFrame, *, limit: int = 12) -> list[Sentence]:
-    """One sentence per dated fact: the statement and its evidence."""
+def timeline_sentences(facts: pd.DataFrame, *, limit: int = 12, dated: pd.DataFrame | None = None) -> list[Sentence]:
+    """One sentence per dated fact (`dated`, default `dated_facts(facts, limit=limit)`): statement and evidence."""
     out = []
-    for i, row in dated_facts(facts, limit=limit).iterrows():
+    for i, row in (dated if dated is not None else dated_facts(facts, limit=limit)).iterrows():
         said = f' — "{row["evidence"]}"' if row["evidence"] else ""
         out.append(Sentence(text=f"{row['statement']}{said}", date=row["date"], **cite(facts, [i])))
     return out
@@ -204,15 +208,29 @@ def top_entities(graph: Graph, *, k: int = 10) -> pd.DataFrame:
     return ents.sort_values(["degree", "mentions", "id"], ascending=[False, False, True], kind="stable").head(k)
 
 
-def entity_rows(facts: pd.DataFrame, entity: str, *, k: int = 12) -> list[int]:
+def touching(facts: pd.DataFrame) -> dict[str, list[int]]:
+    """Entity id -> the rows of its facts, strongest first (an index for `entity_rows`)."""
+    out: dict[str, list[int]] = {}
+    for i, s, t in zip(facts.index.tolist(), facts["source"].tolist(), facts["target"].tolist()):
+        out.setdefault(s, []).append(i)
+        if t != s:
+            out.setdefault(t, []).append(i)
+    return out
+
+
+def entity_rows(facts: pd.DataFrame, entity: str, *, k: int = 12, index: dict[str, list[int]] | None = None) -> list[int]:
     """The entity's `k` strongest relations (non-negated; co-occurrence only when nothing else)."""
-    mine = facts[(facts["source"] == entity) | (facts["target"] == entity)]
-    return list(_strong(mine).index[:k])
+    rows = (index if index is not None else touching(facts)).get(entity, [])
+    negated, weak = facts["negated"].to_numpy(), facts["weak"].to_numpy()  # positions = labels (RangeIndex)
+    live = [i for i in rows if not negated[i]]
+    strong = [i for i in live if not weak[i]][:k]
+    return strong or live[:k]
 
 
-def entity_sentences(entity: dict[str, Any], facts: pd.DataFrame, documents: tuple[str, ...]) -> list[Sentence]:
+def entity_sentences(entity: dict[str, Any], facts: pd.DataFrame, documents: tuple[str, ...],
+                     index: dict[str, list[int]] | None = None) -> list[Sentence]:
     """A templated description: what the graph counts about the entity, its strongest relations, one quote."""
-    rows = entity_rows(facts, entity["id"], k=3)
+    rows = entity_rows(facts, entity["id"], k=3, index=index)
     n_docs = int(entity["documents"])
     first = (f"{entity['name']} ({entity['type']}) is mentioned {int(entity['mentions'])} times in {n_docs} "
              f"document{'s' if n_docs != 1 else ''} and has {int(entity['degree'])} relations.")
@@ -228,7 +246,7 @@ def entity_sentences(entity: dict[str, Any], facts: pd.DataFrame, documents: tup
 
 
 def overview_sentences(graph: Graph, facts: pd.DataFrame, communities: pd.DataFrame | None, *,
-                       entities: pd.DataFrame) -> list[Sentence]:
+                       entities: pd.DataFrame, index: dict[str, list[int]] | None = None) -> list[Sentence]:
     """Counts, the most connected entities, the commonest relation types, the largest communities."""
     paths = sorted(graph.documents["path"].astype(str))
     span = f" ({paths[0]} to {paths[-1]})" if len(paths) > 1 else (f" ({paths[0]})" if paths else "")
@@ -237,7 +255,8 @@ def overview_sentences(graph: Graph, facts: pd.DataFrame, communities: pd.DataFr
                          f"entities and {len(facts)} relations" + (f", {weak} of them co-occurrence." if weak else "."),
                     documents=tuple(paths[:3] + paths[-2:] if len(paths) > 5 else paths))]
     if len(entities):
-        best = [entity_rows(facts, e, k=1) for e in entities["id"][:5]]
+        index = index if index is not None else touching(facts)
+        best = [entity_rows(facts, e, k=1, index=index) for e in entities["id"][:5]]
         named = ", ".join(f"{n} ({t}, {int(d)} relations)" for n, t, d in
                           zip(entities["name"][:5], entities["type"][:5], entities["degree"][:5]))
         out.append(Sentence(text=f"The most connected entities are {named}.",
@@ -252,9 +271,11 @@ def overview_sentences(graph: Graph, facts: pd.DataFrame, communities: pd.DataFr
         big = communities[communities["size"] > 1].head(3)
         if len(big):
             rows = []
+            index = index if index is not None else touching(facts)
+            source, target = facts["source"].to_numpy(), facts["target"].to_numpy()
             for members in big["top_entities"]:
-                inside = facts[facts["source"].isin(members) & facts["target"].isin(members)]
-                rows += list(_strong(inside).index[:1])
+                inside = {i for m in members for i in index.get(m, []) if source[i] in members and target[i] in members}
+                rows += list(_strong(facts.loc[sorted(inside)]).index[:1])
             listed = "; ".join(f"{c} ({lbl}, {int(s)} entities)" for c, lbl, s in
                                zip(big["community"], big["label"], big["size"]))
             out.append(Sentence(text=f"It falls into {len(communities)} communities; the largest are {listed}.",

@@ -115,43 +115,59 @@ def distinctive_terms(texts: Sequence[str], excluded: Sequence[set[str]], *, k: 
 
 def community_inputs(graph: Graph, communities: Communities, facts: pd.DataFrame, *, top: int = 10,
                      max_facts: int = 12, terms: int = 5) -> list[tuple[str, CommunityInput]]:
-    """(community id, its CommunityInput) for every community, in the order of `communities.summary`."""
-    from kgkit.narrate.facts import _strong
-
-    member_of = dict(zip(communities.membership["entity"], communities.membership["community"]))
-    ents = graph.entities.assign(community=graph.entities["id"].map(member_of))
-    ents = ents.sort_values(["degree", "mentions", "id"], ascending=[False, False, True], kind="stable")
-    by_members = {c: g for c, g in ents.groupby("community", sort=False)}
-    cs = facts["source"].map(member_of)
-    inside = facts[(cs == facts["target"].map(member_of)) & cs.notna()]
-    by_comm = {c: g for c, g in inside.groupby(cs[inside.index], sort=False)}
-    paths = dict(zip(graph.documents["id"], graph.documents["path"]))
-    prov = graph.provenance[graph.provenance["kind"] == "entity"]
+    """(community id, its CommunityInput) for every community, in the order of `communities.summary`.
+    One pass over entities and relations (plain lists: fast on arrow-backed tables too)."""
+    member_of = dict(zip(communities.membership["entity"].tolist(), communities.membership["community"].tolist()))
+    ents = graph.entities.sort_values(["degree", "mentions", "id"], ascending=[False, False, True], kind="stable")
+    members_of: dict[str, list[Member]] = {}
+    types_of: dict[str, Counter[str]] = {}
+    for i, n, t, d in zip(ents["id"].tolist(), ents["name"].tolist(), ents["type"].tolist(), ents["degree"].tolist()):
+        cid = member_of.get(i)
+        if cid is None:
+            continue
+        types_of.setdefault(cid, Counter())[str(t)] += 1
+        group = members_of.setdefault(cid, [])
+        if len(group) < top:
+            group.append(Member(id=i, name=str(n), type=str(t), degree=int(d)))
+    cols = {c: facts[c].tolist() for c in ("id", "source", "target", "type", "statement", "support", "evidence",
+                                           "documents", "negated", "weak")}
+    inside: dict[str, list[int]] = {}  # facts are strongest first, so each list is too
+    for k, (src, dst) in enumerate(zip(cols["source"], cols["target"])):
+        cid = member_of.get(src)
+        if cid is not None and cid == member_of.get(dst):
+            inside.setdefault(cid, []).append(k)
+    paths = dict(zip(graph.documents["id"].tolist(), graph.documents["path"].tolist()))
+    prov = graph.provenance
+    wanted = {m.id for group in members_of.values() for m in group[:3]}
     mentioned: dict[str, set[str]] = {}
-    for item, doc in zip(prov["item_id"], prov["document_id"]):
-        mentioned.setdefault(item, set()).add(paths.get(doc, doc))
+    for item, kind, doc in zip(prov["item_id"].tolist(), prov["kind"].tolist(), prov["document_id"].tolist()):
+        if kind == "entity" and item in wanted:
+            mentioned.setdefault(item, set()).add(paths.get(doc, doc))
     rows: list[tuple[str, CommunityInput]] = []
     texts: list[str] = []
     excluded: list[set[str]] = []
-    for cid in communities.summary["community"]:
-        mem = by_members.get(cid, ents.iloc[:0])
-        members = tuple(Member(id=i, name=str(n), type=str(t), degree=int(d)) for i, n, t, d in
-                        zip(mem["id"][:top], mem["name"][:top], mem["type"][:top], mem["degree"][:top]))
-        own = by_comm.get(cid)
-        chosen = _strong(own).head(max_facts) if own is not None else facts.iloc[:0]
-        cfacts = tuple(CommunityFact(id=r.id, statement=r.statement, type=r.type, support=int(r.support),
-                                     evidence=r.evidence, documents=tuple(r.documents))
-                       for r in chosen.itertuples(index=False))
-        docs = [] if cfacts else sorted({d for m in members[:3] for d in mentioned.get(m.id, ())})[:3]
-        type_counts = tuple(sorted(Counter(mem["type"].astype(str)).items(), key=lambda kv: (-kv[1], kv[0])))
-        rel_types = () if own is None else tuple(sorted(Counter(own["type"]).items(), key=lambda kv: (-kv[1], kv[0])))
-        item = CommunityInput(size=len(mem), relations_total=0 if own is None else len(own), members=members,
-                              facts=cfacts, type_counts=type_counts, relation_types=rel_types, documents=tuple(docs))
+    for cid in communities.summary["community"].tolist():
+        members = tuple(members_of.get(cid, ()))
+        own = inside.get(cid, [])
+        live = [k for k in own if not cols["negated"][k]]
+        chosen = ([k for k in live if not cols["weak"][k]] or live)[:max_facts]
+        cfacts = tuple(CommunityFact(id=cols["id"][k], statement=cols["statement"][k], type=cols["type"][k],
+                                     support=int(cols["support"][k]), evidence=cols["evidence"][k],
+                                     documents=tuple(cols["documents"][k])) for k in chosen)
+        docs = () if cfacts else tuple(sorted({d for m in members[:3] for d in mentioned.get(m.id, ())})[:3])
+        item = CommunityInput(
+            size=sum(types_of.get(cid, Counter()).values()), relations_total=len(own), members=members,
+            facts=cfacts, type_counts=_ranked(types_of.get(cid, Counter())),
+            relation_types=_ranked(Counter(cols["type"][k] for k in own)), documents=docs)
         rows.append((cid, item))
-        texts.append(" ".join(e for e in (own["evidence"] if own is not None else []) if e))
+        texts.append(" ".join(cols["evidence"][k] for k in own if cols["evidence"][k]))
         excluded.append({w for m in members[:3] for w in _tokens(m.name)})
     found = distinctive_terms(texts, excluded, k=terms)
     return [(cid, item.model_copy(update={"terms": t})) for (cid, item), t in zip(rows, found)]
+
+
+def _ranked(counts: Counter[str]) -> tuple[tuple[str, int], ...]:
+    return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def offline_label(item: CommunityInput) -> CommunityText:
