@@ -289,6 +289,23 @@ def test_narrate_workspace_writes_markdown_and_json(tmp_path):
     assert Narrative.from_json_dict(io.read_json(paths["narrative_json"])) == narrate(GRAPH)
 
 
+def test_an_empty_graph_narrates_nothing_and_asks_nothing():
+    fake = FakeNarrator()
+    n = narrate(Graph.empty(), llm=client_with(fake))
+    assert fake.calls == 0 and not n.entities and not n.communities and "_Nothing to report._" in n.to_markdown()
+
+
+def test_narrate_workspace_uses_communities_json_when_the_graph_has_none(tmp_path):
+    bare = GRAPH.replace(entities=GRAPH.entities.assign(community=None))
+    io.save_graph(bare, tmp_path / "graph.json")
+    membership = {e: "k9" for e in GRAPH.entities["id"]}  # one community, saved by `kgkit build`
+    io.write_json(tmp_path / "communities.json", {"format": "kgkit.communities/1", "params": {"seed": 3},
+                                                  "communities": [], "membership": membership})
+    narrate_workspace(tmp_path)
+    data = Narrative.from_json_dict(io.read_json(tmp_path / "narrative.json"))
+    assert [c.community for c in data.communities] == ["k9"] and data.communities[0].size == len(GRAPH.entities)
+
+
 def test_cli_offline_and_json(tmp_path):
     io.save_graph(GRAPH, tmp_path / "graph.json")
     out = tmp_path / "story.md"

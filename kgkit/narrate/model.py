@@ -195,8 +195,9 @@ class Narrative(BaseModel):
             if not sec.sentences:
                 lines += ["_Nothing to report._", ""]
             body = [_md_sentence(s, numbers, date=sec.kind == "timeline") for s in sec.sentences]
-            lines += [f"- {b}" for b in body] if bullets else [" ".join(body)]
-            lines.append("")
+            if body:
+                lines += [f"- {b}" for b in body] if bullets else [" ".join(body)]
+                lines.append("")
         if self.entities:
             lines += ["## Main entities", ""]
             for e in self.entities:
