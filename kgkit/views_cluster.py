@@ -75,7 +75,8 @@ def kmeans_clusters(xy: np.ndarray, *, k: int = 8, seed: int = 0) -> list[str]:
     return [f"k{int(i)}" for i in labels]
 
 
-def _colours(values: list[Any], by: str) -> dict[Any, str]:
+def point_colours(values: list[Any], by: str) -> dict[Any, str]:
+    """Colour per value: type colours (kgkit.views) for types, the palette in sorted order otherwise."""
     if by == "type":
         return {v: type_colour(v) for v in values}
     distinct = sorted({str(v) for v in values if v is not None})
@@ -99,9 +100,9 @@ def cluster_html(points: pd.DataFrame, *, candidates: Sequence[Any] = (), colour
         span = float(v.max() - v.min()) or 1.0
         return lo + (v - v.min()) / span * (hi - lo)
 
-    px, py = scale(xs, pad, width - pad), scale(ys, height - pad, pad)
+    px, py = scale(xs, pad, width - pad - 120), scale(ys, height - pad, pad)  # room for labels on the right
     groups = points[colour_by].tolist() if colour_by in points else points["type"].tolist()
-    colour = _colours(groups, colour_by)
+    colour = point_colours(groups, colour_by)
     pairs = []
     for c in candidates:
         s, t = (c.source, c.target) if hasattr(c, "source") else (c[0], c[1])

@@ -34,7 +34,6 @@ from kgkit.resolve.scoring import MergeCandidate
 _HERE = Path(__file__).resolve().parent
 WIDGET_DIRS = (_HERE / "widgets_js", _HERE.parent / "widgets")
 """Where the ES modules are looked for: inside the package (a wheel) or the repository's widgets/."""
-_LOGIC_IMPORT = re.compile(r'^import \{[^}]*\} from "\./merge_review_logic\.js";\n', re.MULTILINE)
 _CANDIDATE_FIELDS = tuple(MergeCandidate.model_fields)
 
 
@@ -46,15 +45,21 @@ def widget_dir() -> Path:
     raise FileNotFoundError(f"widget modules not found in {[str(d) for d in WIDGET_DIRS]}")
 
 
-def merge_review_esm(directory: Path | None = None) -> str:
-    """One ES module: the logic module followed by the render module without its import of the logic."""
+def bundle_esm(name: str, directory: Path | None = None) -> str:
+    """One ES module: `<name>_logic.js` followed by `<name>.js` without its import of the logic module."""
     d = directory or widget_dir()
-    logic = (d / "merge_review_logic.js").read_text(encoding="utf-8")
-    view = (d / "merge_review.js").read_text(encoding="utf-8")
-    view, n = _LOGIC_IMPORT.subn("", view)
+    logic = (d / f"{name}_logic.js").read_text(encoding="utf-8")
+    view = (d / f"{name}.js").read_text(encoding="utf-8")
+    pattern = re.compile(r'^import \{[^}]*\} from "\./' + re.escape(name) + r'_logic\.js";\n', re.MULTILINE)
+    view, n = pattern.subn("", view)
     if n != 1:
-        raise ValueError("merge_review.js must import merge_review_logic.js exactly once")
+        raise ValueError(f"{name}.js must import {name}_logic.js exactly once")
     return logic + "\n" + view
+
+
+def merge_review_esm(directory: Path | None = None) -> str:
+    """The MergeReview front end as one ES module string."""
+    return bundle_esm("merge_review", directory)
 
 
 def candidate_key(c: MergeCandidate | Mapping[str, Any]) -> str:
@@ -144,7 +149,27 @@ def canonical_names(payload: Sequence[Mapping[str, Any]], actions: Mapping[str, 
     return out
 
 
-def _widget_class() -> type:
+def cluster_payload(points: Any, *, candidates: Sequence[Any] = (), colour_by: str = "type") -> tuple[list[dict[str, Any]], list[list[int]]]:
+    """(points, pairs) traits of ClusterMap from a `kgkit.views_cluster.cluster_points` table: one dict per
+    point (id, name, group, colour, x, y, candidate) and the [i, j] row pairs of the candidates."""
+    from kgkit.views_cluster import point_colours
+
+    groups = points[colour_by].tolist() if colour_by in points else points["type"].tolist()
+    colours = point_colours(groups, colour_by)
+    pos = {eid: i for i, eid in enumerate(points["id"].tolist())}
+    pairs = []
+    for c in candidates:
+        s, t = (c.source, c.target) if hasattr(c, "source") else (c[0], c[1])
+        if s in pos and t in pos:
+            pairs.append([pos[s], pos[t]])
+    marked = {i for p in pairs for i in p}
+    rows = [{"id": str(i), "name": str(n), "group": str(g), "colour": colours[g], "x": float(x), "y": float(y),
+             "candidate": k in marked}
+            for k, (i, n, g, x, y) in enumerate(zip(points["id"], points["name"], groups, points["x"], points["y"]))]
+    return rows, pairs
+
+
+def _widget_class() -> dict[str, type]:
     import anywidget
     import traitlets
 
@@ -163,12 +188,29 @@ def _widget_class() -> type:
                             threshold: float = 0.9, **kwargs: Any) -> MergeReview:
             return cls(candidates=candidates_payload(candidates, graph=graph, **kwargs), threshold=threshold)
 
-    return MergeReview
+    class ClusterMap(anywidget.AnyWidget):
+        """2-D entity map with box selection. Traits: `points`, `pairs` (Python -> browser), `selected`
+        (entity ids chosen in the chart, browser -> Python), `width`, `height`."""
+
+        _esm = bundle_esm("cluster_map")
+        points = traitlets.List(traitlets.Dict()).tag(sync=True)
+        pairs = traitlets.List(traitlets.List()).tag(sync=True)
+        selected = traitlets.List(traitlets.Unicode()).tag(sync=True)
+        width = traitlets.Int(760).tag(sync=True)
+        height = traitlets.Int(520).tag(sync=True)
+
+        @classmethod
+        def from_points(cls, points: Any, *, candidates: Sequence[Any] = (), colour_by: str = "type",
+                        **kwargs: Any) -> ClusterMap:
+            rows, pairs = cluster_payload(points, candidates=candidates, colour_by=colour_by)
+            return cls(points=rows, pairs=pairs, **kwargs)
+
+    return {"MergeReview": MergeReview, "ClusterMap": ClusterMap}
 
 
-def __getattr__(name: str) -> Any:  # anywidget/traitlets load only when the widget is used
-    if name == "MergeReview":
-        cls = _widget_class()
-        globals()["MergeReview"] = cls
-        return cls
+def __getattr__(name: str) -> Any:  # anywidget/traitlets load only when a widget is used
+    if name in ("MergeReview", "ClusterMap"):
+        classes = _widget_class()
+        globals().update(classes)
+        return classes[name]
     raise AttributeError(name)

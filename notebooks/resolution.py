@@ -23,7 +23,7 @@ with app.setup:
     from kgkit.resolve import apply_decisions, decide, merge_candidates, pending, read_decisions, write_decisions
     from kgkit.views import graph_html
     from kgkit.views_cluster import cluster_html, cluster_points, kmeans_clusters, project
-    from kgkit.widgets import MergeReview, actions_to_decisions
+    from kgkit.widgets import ClusterMap, MergeReview, actions_to_decisions
 
     ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +35,7 @@ def _():
 
     kgkit proposes merge candidates (exact key → name rules + MinHash/LSH → embedding neighbours), each with
     its score, features and reasons. The map shows entities in 2-D (PCA of name embeddings; UMAP on request)
-    with candidate pairs in red; the widget lets you accept, reject or skip each candidate (keys: a / r / s,
+    with candidate pairs in red (drag a box in it to filter the table); the review widget lets you accept, reject or skip each candidate (keys: a / r / s,
     j / k to move). Your decisions join the policy's, are saved to the workspace, and the graph is shown
     before and after applying them.
     """)
@@ -103,22 +103,32 @@ def points(cache, graph, method, vectors):
 @app.cell
 def selection(candidates, only_candidates, points, types):
     _paired = {i for c in candidates for i in (c.source, c.target)}
-    selected = points[points["type"].isin(types.value)]
+    shown = points[points["type"].isin(types.value)]
     if only_candidates.value:
-        selected = selected[selected["id"].isin(_paired)]
-    return (selected,)
+        shown = shown[shown["id"].isin(_paired)]
+    return (shown,)
 
 
 @app.cell
-def chart(candidates, colour_by, selected):
-    mo.iframe(cluster_html(selected, candidates=candidates, colour_by=colour_by.value, title="Entities by name embedding"),
-              height="640px")
+def chart(candidates, colour_by, shown):
+    cluster_map = mo.ui.anywidget(ClusterMap.from_points(shown, candidates=candidates, colour_by=colour_by.value))
+    mo.output.replace(cluster_map)
+    return (cluster_map,)
+
+
+@app.cell
+def table(cluster_map, shown):
+    _chosen = cluster_map.value.get("selected") or []
+    _rows = shown[shown["id"].isin(_chosen)] if _chosen else shown
+    mo.ui.table(_rows[["name", "type", "community", "cluster", "x", "y"]].round(3), page_size=10,
+                label="drag a box in the map to filter this table")
     return
 
 
 @app.cell
-def table(selected):
-    mo.ui.table(selected[["name", "type", "community", "cluster", "x", "y"]].round(3), page_size=10)
+def static_chart(candidates, colour_by, shown):
+    mo.accordion({"the same map as a static SVG (for export)": mo.iframe(cluster_html(
+        shown, candidates=candidates, colour_by=colour_by.value, title="Entities by name embedding"), height="640px")})
     return
 
 

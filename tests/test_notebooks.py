@@ -84,6 +84,7 @@ def test_resolution_notebook_saves_decisions_and_applies_them(fixture_defs, tmp_
     assert read_decisions(tmp_path / "ws") == [d for d in first["all_decisions"]]
     assert len(first["points"]) == len(first["graph"].entities) and {"x", "y", "cluster"} <= set(first["points"])
     assert first["review"].widget.candidates is not None
+    assert len(first["cluster_map"].widget.points) == len(first["shown"])
     assert len(first["applied"].graph.entities) <= len(first["graph"].entities)
     for stage_name in ("extract_texts", "build_graph", "merge_candidates", "embed", "project"):
         assert again.stats.computed[stage_name] == 0, stage_name

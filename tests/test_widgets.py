@@ -128,3 +128,31 @@ def test_bundled_module_imports_in_node(tmp_path):
             "if (typeof m.default.render !== 'function' || typeof m.decide !== 'function') process.exit(3);")
     result = subprocess.run([_node(), "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_cluster_map_payload_and_traits():
+    import numpy as np
+
+    from kgkit.views_cluster import cluster_points
+    from kgkit.widgets import ClusterMap, cluster_payload
+
+    ents = pd.DataFrame({"id": ["a", "b", "c"], "name": ["A <b>", "B", "C"], "type": ["Person", "Person", "Location"]})
+    points = cluster_points(ents, np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]]))
+    rows, pairs = cluster_payload(points, candidates=[_cand("a", "b"), ("c", "missing")])
+    assert pairs == [[0, 1]] and [r["candidate"] for r in rows] == [True, True, False]
+    assert rows[0]["name"] == "A <b>" and rows[0]["colour"].startswith("#")
+    w = ClusterMap.from_points(points, candidates=[("a", "c")])
+    assert w.pairs == [[0, 2]] and w.selected == []
+    w.set_state({"selected": ["b"]})  # what the browser sends after a box selection
+    assert w.selected == ["b"]
+
+
+def test_cluster_map_module_imports_in_node(tmp_path):
+    from kgkit.widgets import bundle_esm
+
+    path = tmp_path / "cluster.mjs"
+    path.write_text(bundle_esm("cluster_map"), encoding="utf-8")
+    code = (f"const m = await import({str(path.as_uri())!r});"
+            "if (typeof m.default.render !== 'function' || typeof m.inBox !== 'function') process.exit(3);")
+    result = subprocess.run([_node(), "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr

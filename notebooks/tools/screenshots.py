@@ -1,0 +1,105 @@
+"""Screenshot what each notebook shows, in headless Chromium with the network blocked.
+
+    .venv/bin/python notebooks/tools/screenshots.py                      # demo corpus -> docs/notebooks/*.png
+    .venv/bin/python notebooks/tools/screenshots.py --corpus tests/fixtures/corpus --out bench/out
+
+Each notebook is run headless (``app.run`` with its ``config`` cell replaced: corpus, cache), then the views
+its cells show are written as one standalone page per notebook and screenshotted: extraction -> the
+extraction diff; resolution -> the cluster map and the MergeReview widget (its real ES module, a fake model);
+exploration and tour -> the graph view. marimo's own UI (tables, dropdowns) is not in the pictures: it
+needs marimo's front end, which is not available offline as a static page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import browser_tools as bt  # noqa: E402  (test tooling: hardened headless Chromium runner)
+
+WIDGET_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"></head>
+<body style="margin:8px;font-family:system-ui,sans-serif"><h3 style="margin:4px 0">MergeReview</h3><div id="w"></div>
+<script type="module">
+const code = __CODE__;
+const state = __STATE__;
+const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+const { default: widget } = await import(url);
+const on = {};
+const model = { get: (k) => state[k], set: (k, v) => { state[k] = v; (on["change:" + k] || []).forEach((f) => f()); },
+  on: (e, f) => { (on[e] = on[e] || []).push(f); }, off: () => {}, save_changes: () => {} };
+widget.render({ model, el: document.getElementById("w") });
+</script></body></html>"""
+
+
+def _json(value: object) -> str:
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _load(name: str):
+    path = ROOT / "notebooks" / name
+    spec = importlib.util.spec_from_file_location(f"nb_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.app
+
+
+def pages(corpus: Path, workspace: Path) -> dict[str, str]:
+    """{name: standalone HTML} for each notebook, from a headless run on `corpus`."""
+    from kgkit import io
+    from kgkit.cache import Cache
+    from kgkit.views import graph_html
+    from kgkit.views_cluster import cluster_html
+    from kgkit.views_diff import diff_html
+    from kgkit.widgets import merge_review_esm
+
+    from kgkit.embed import HashingEmbedder
+    from kgkit.extractors.offline import OfflineExtractor
+
+    cache = Cache(workspace / "cache")
+    base = {"corpus_dir": corpus, "cache": cache, "domain": io.load_domain("general"), "extractor": OfflineExtractor()}
+    out: dict[str, str] = {}
+    _, d = _load("extraction.py").run(defs={**base, "model": None, "domain_b": io.load_domain("people_orgs_events")})
+    out["extraction"] = diff_html(d["extraction_diff"], max_chunks=6, title="Extraction diff: general vs people_orgs_events")
+    _, d = _load("resolution.py").run(defs={**base, "workspace": workspace, "autosave": False,
+                                                  "embedder": HashingEmbedder()})
+    out["resolution_map"] = cluster_html(d["points"], candidates=d["candidates"], title="Entities by name embedding (PCA)")
+    state = {"candidates": d["review"].widget.candidates[:6], "actions": {}, "cursor": 0, "threshold": 0.9}
+    out["resolution_widget"] = WIDGET_PAGE.replace("__CODE__", _json(merge_review_esm())).replace("__STATE__", _json(state))
+    _, d = _load("exploration.py").run(defs={**base, "embedder": HashingEmbedder()})
+    out["exploration"] = graph_html(d["view_graph"], max_nodes=120, height="760px", title="Exploration: graph view")
+    _, d = _load("tour.py").run(defs=base)
+    out["tour"] = graph_html(d["final"], max_nodes=120, color_by="community", height="760px", title="Tour: communities")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=ROOT / "data" / "demo" / "sotu_1934_1946")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "notebooks")
+    parser.add_argument("--workspace", type=Path, default=ROOT / "workspace" / "notebooks")
+    args = parser.parse_args(argv)
+    if bt.find_chromium() is None:
+        print("chromium not found: apt-get install -y chromium", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="kgkit-shots-") as tmp:
+        for name, page in pages(args.corpus.resolve(), args.workspace.resolve()).items():
+            html = Path(tmp) / f"{name}.html"
+            html.write_text(page, encoding="utf-8")
+            run = bt.run_chromium(html, png=args.out / f"{name}.png", size=(1200, 850), budget_ms=15000)
+            ok = run.returncode == 0 and run.png is not None and not run.page_requests
+            failed += not ok
+            print(f"{name}: {run.png if ok else 'FAILED'} {run.page_requests or ''}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
