@@ -82,12 +82,15 @@ def _context(graph: Any, ids: set[str], *, evidence: int, neighbours: int) -> tu
     names = dict(zip(graph.entities["id"].tolist(), graph.entities["name"].tolist()))
     rel = graph.relations
     touching = rel[rel["source"].isin(ids) | rel["target"].isin(ids)]
-    for s, t in zip(touching["source"].tolist(), touching["target"].tolist()):
+    for s, t, text in zip(touching["source"].tolist(), touching["target"].tolist(), touching["evidence"].tolist()):
         for me, other in ((s, t), (t, s)):
             if me in nb and other != me and len(nb[me]) < neighbours:
                 name = str(names.get(other, other))
                 if name not in nb[me]:
                     nb[me].append(name)
+            # entity mentions often carry no sentence: the evidence of a relation it takes part in stands in
+            if me in ev and isinstance(text, str) and text and len(ev[me]) < evidence and text not in ev[me]:
+                ev[me].append(text)
     return ev, nb
 
 

@@ -55,7 +55,7 @@ def test_payload_round_trips_and_carries_evidence_and_neighbours(graph):
     assert payload_to_candidates(payload) == cands
     first = payload[0]
     assert first["key"] == candidate_key(cands[0]) == "P:j smith|P:jane smith"
-    assert first["evidence"] == ["J. Smith met Bob."]
+    assert first["evidence"] == ["J. Smith met Bob.", "x"]  # its mention's sentence, then a relation's evidence
     assert first["source_neighbours"] == ["Bob <script>"] and first["target_neighbours"] == []
     assert payload[1]["target_neighbours"] == [] and payload[1]["source_neighbours"] == ["J. Smith"]
     import json

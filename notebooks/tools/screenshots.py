@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import browser_tools as bt  # noqa: E402  (test tooling: hardened headless Chromium runner)
 
 WIDGET_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"></head>
-<body style="margin:8px;font-family:system-ui,sans-serif"><h3 style="margin:4px 0">MergeReview</h3><div id="w"></div>
+<body style="margin:8px;font-family:system-ui,sans-serif"><h3 style="margin:4px 0">__TITLE__</h3><div id="w"></div>
 <script type="module">
 const code = __CODE__;
 const state = __STATE__;
@@ -54,13 +54,12 @@ def pages(corpus: Path, workspace: Path) -> dict[str, str]:
     """{name: standalone HTML} for each notebook, from a headless run on `corpus`."""
     from kgkit import io
     from kgkit.cache import Cache
+    from kgkit.embed import HashingEmbedder
+    from kgkit.extractors.offline import OfflineExtractor
     from kgkit.views import graph_html
     from kgkit.views_cluster import cluster_html
     from kgkit.views_diff import diff_html
-    from kgkit.widgets import merge_review_esm
-
-    from kgkit.embed import HashingEmbedder
-    from kgkit.extractors.offline import OfflineExtractor
+    from kgkit.widgets import bundle_esm, cluster_payload, merge_review_esm
 
     cache = Cache(workspace / "cache")
     base = {"corpus_dir": corpus, "cache": cache, "domain": io.load_domain("general"), "extractor": OfflineExtractor()}
@@ -70,8 +69,14 @@ def pages(corpus: Path, workspace: Path) -> dict[str, str]:
     _, d = _load("resolution.py").run(defs={**base, "workspace": workspace, "autosave": False,
                                                   "embedder": HashingEmbedder()})
     out["resolution_map"] = cluster_html(d["points"], candidates=d["candidates"], title="Entities by name embedding (PCA)")
+    rows, pairs = cluster_payload(d["points"], candidates=d["candidates"])
+    state = {"points": rows, "pairs": pairs, "selected": [r["id"] for r in rows if r["candidate"]], "width": 1100,
+             "height": 720}
+    out["resolution_cluster_widget"] = (WIDGET_PAGE.replace("__CODE__", _json(bundle_esm("cluster_map")))
+                                        .replace("__STATE__", _json(state)).replace("__TITLE__", "ClusterMap"))
     state = {"candidates": d["review"].widget.candidates[:6], "actions": {}, "cursor": 0, "threshold": 0.9}
-    out["resolution_widget"] = WIDGET_PAGE.replace("__CODE__", _json(merge_review_esm())).replace("__STATE__", _json(state))
+    out["resolution_widget"] = (WIDGET_PAGE.replace("__CODE__", _json(merge_review_esm()))
+                                .replace("__STATE__", _json(state)).replace("__TITLE__", "MergeReview"))
     _, d = _load("exploration.py").run(defs={**base, "embedder": HashingEmbedder()})
     out["exploration"] = graph_html(d["view_graph"], max_nodes=120, height="760px", title="Exploration: graph view")
     _, d = _load("tour.py").run(defs=base)
