@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["keys", "config", "index", "scoring", "candidates", "identify", "decisions", "store", "apply"]
+MODULES = ["keys", "config", "index", "scoring", "candidates", "identify", "decisions", "store", "apply", "judge"]
 
 
 @pytest.mark.parametrize("name", MODULES)

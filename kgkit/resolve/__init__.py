@@ -14,11 +14,12 @@ from kgkit.resolve.candidates import index_graph, merge_candidates
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.decisions import Decision, Judge, JudgeAnswer, Policy, decide, pending, person_decision
 from kgkit.resolve.identify import Identity, identify
+from kgkit.resolve.judge import LLMJudge
 from kgkit.resolve.keys import match_key
 from kgkit.resolve.scoring import MergeCandidate
 from kgkit.resolve.store import DecisionFileError, read_decisions, write_decisions
 
-__all__ = ["Applied", "Decision", "DecisionFileError", "Identity", "Journal", "Judge", "JudgeAnswer", "MergeCandidate",
+__all__ = ["Applied", "Decision", "DecisionFileError", "Identity", "Journal", "Judge", "JudgeAnswer", "LLMJudge", "MergeCandidate",
            "Policy", "ResolveConfig", "apply_decisions", "decide", "graph_sha256", "identify", "index_graph",
            "match_key", "merge_candidates", "pending", "person_decision", "read_decisions", "undo",
            "write_decisions"]
