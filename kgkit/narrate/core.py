@@ -198,6 +198,9 @@ async def _ask_all(llm: LLMClient, inputs: dict[Any, SectionInput],
     out: dict[Any, tuple[list[Sentence] | None, str | None]] = {}
     for kind in ("overview", "chains", "timeline"):
         out[kind] = await _llm_part(llm, inputs[kind], stage_name=f"narrate_{kind}", label=kind, documents=documents)
+    told = out["timeline"][0]
+    if told is not None:  # a timeline reads in date order, whatever order the model wrote it in
+        out["timeline"] = (sorted(told, key=lambda s: s.date or ""), None)
     keys = [k for k in inputs if isinstance(k, tuple)]
     found = await asyncio.gather(*(_llm_part(llm, inputs[k], stage_name="narrate_entity", label=k[1],
                                              documents=documents) for k in keys))
