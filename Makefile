@@ -21,9 +21,11 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install -q --no-build-isolation -c constraints.txt -e ".[all]"
 	touch $(STAMP)
 
-# the main job: the offline pipeline on the bundled demo corpus -> workspace/demo/graph.html
+# the main job: the offline pipeline on the bundled demo corpus -> workspace/demo/graph.html,
+# then an offline narrative with labelled communities -> workspace/demo/narrative.md
 demo: install
 	$(BIN)/kgkit run data/demo/sotu_1934_1946 -o workspace/demo
+	$(BIN)/kgkit narrate workspace/demo
 
 # every test, slow ones included (what CI runs)
 test: install
