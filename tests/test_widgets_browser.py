@@ -18,7 +18,7 @@ import browser_tools as bt
 import pytest
 
 from kgkit.resolve.scoring import MergeCandidate
-from kgkit.widgets import actions_to_decisions, merge_review_esm
+from kgkit.widgets import actions_to_decisions, bundle_esm, merge_review_esm
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -77,8 +77,8 @@ def _cand(source: str, target: str, sname: str, tname: str, score: float) -> Mer
 class _Server:
     """Serves the widget module and the candidates; POST /save sets the posted traits on a real widget."""
 
-    def __init__(self, widget):
-        self.widget, self.saves = widget, []
+    def __init__(self, widget, module: str = "merge_review"):
+        self.widget, self.saves, self.module = widget, [], module
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -95,11 +95,13 @@ class _Server:
 
             def do_GET(self):
                 if self.path == "/merge_review.js":
-                    self._send(merge_review_esm().encode(), "text/javascript; charset=utf-8")
+                    code = merge_review_esm() if outer.module == "merge_review" else bundle_esm(outer.module)
+                    self._send(code.encode(), "text/javascript; charset=utf-8")
                 elif self.path == "/state":
                     w = outer.widget
-                    self._send(json.dumps({"candidates": w.candidates, "actions": w.actions, "cursor": w.cursor,
-                                           "threshold": w.threshold}).encode(), "application/json")
+                    state = {k: getattr(w, k) for k in w.keys if not k.startswith("_") and k not in
+                             ("comm", "layout", "log", "tabbable", "tooltip")}
+                    self._send(json.dumps(state).encode(), "application/json")
                 else:
                     self.send_error(404)
 
@@ -154,3 +156,35 @@ def test_clicks_in_chromium_arrive_as_decisions(chromium: str, tmp_path: Path, m
     assert 'data-saved="2"' in dom.stdout and "data-pwned" not in dom.stdout.split("<div", 1)[0]
     assert "&lt;img src=x" in dom.stdout and "<img" not in dom.stdout  # the document name shows as text
     assert all(u.startswith(server.base) for u in run.page_requests + dom.page_requests), run.page_requests
+
+
+BOX_HARNESS = HARNESS.replace("""const button = (i, action) => el.querySelector(`[data-index="${i}"] [data-action="${action}"]`);
+button(0, "accept").click();
+button(1, "reject").click();""", """const svg = el.querySelector("svg");
+const r = svg.getBoundingClientRect();
+const at = (type, x, y) => svg.dispatchEvent(new MouseEvent(type, { bubbles: true, clientX: r.left + x, clientY: r.top + y }));
+at("mousedown", 0, 0); at("mousemove", 200, 150); at("mouseup", 200, 150);""")
+
+
+def test_box_selection_in_chromium_arrives_as_selected_ids(chromium: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from kgkit.views_cluster import cluster_points
+    from kgkit.widgets import ClusterMap
+
+    _loopback_only(monkeypatch)
+    ents = pd.DataFrame({"id": ["a", "b", "c", "d"], "name": [XSS, "B", "C", "D"], "type": ["Person"] * 4})
+    # canvas 400 x 300, padding 20: x in [0, 1] -> [20, 380], y in [0, 1] -> [280, 20] (y up)
+    points = cluster_points(ents, np.array([[0.0, 1.0], [0.3, 0.6], [1.0, 0.0], [0.9, 0.9]]))
+    widget = ClusterMap.from_points(points, candidates=[("a", "c")], width=400, height=300)
+    with _Server(widget, module="cluster_map") as server:
+        page = tmp_path / "box.html"
+        page.write_text(BOX_HARNESS.replace("__BASE__", server.base), encoding="utf-8")
+        run = bt.run_chromium(page, png=tmp_path / "cluster_map.png", chromium=chromium, size=(700, 420))
+    assert run.returncode == 0 and run.png is not None, run.stderr[-3000:]
+    out = Path(os.environ.get("KGKIT_ARTEFACTS", ROOT / "bench" / "out"))
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(run.png, out / "test_browser_cluster_map.png")
+    assert widget.selected == ["a", "b"], server.saves  # the box (0,0)-(200,150) holds a (20,20) and b (128,124)
