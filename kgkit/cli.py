@@ -68,6 +68,7 @@ def run(
     rpm: int | None = typer.Option(None, "--rpm", help="LLM requests per minute at most."),
     tpm: int | None = typer.Option(None, "--tpm", help="LLM tokens per minute at most."),
     no_context: bool = typer.Option(False, "--no-context", help="No shared document summary in extraction prompts."),
+    learned_at: str | None = typer.Option(None, "--learned-at", help="Graph time of this run (ISO 8601 or 'now'): the relations' created_at. Empty by default, so re-runs give byte-identical graphs."),
 ) -> None:
     """Load, chunk, extract, build; write graph.json, extractions.jsonl, graph.html and run.json.
 
@@ -79,6 +80,7 @@ def run(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from kgkit.cache import Cache
+    from kgkit.cli_graph import _learned_at
     from kgkit.domain import DomainError
     from kgkit.pipeline import run_pipeline
 
@@ -111,7 +113,8 @@ def run(
             result = run_pipeline(docs, output, domain=domain, cache=run_cache, extractor=extractor,
                                   batch_size=16 if extractor is None else max(64, 32 * concurrency),
                                   max_bytes=_size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
-                                  max_view_nodes=view_nodes, write_view=not no_view, progress=progress)
+                                  max_view_nodes=view_nodes, write_view=not no_view, progress=progress,
+                                  learned_at=_learned_at(learned_at))
         except DomainError as exc:
             console.print(f"[red]domain error:[/red] {exc}")
             raise typer.Exit(2) from None

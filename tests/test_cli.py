@@ -41,3 +41,15 @@ def test_view_rerenders_a_saved_graph(corpus_copy, tmp_path):
 def test_unknown_domain_is_a_clear_error(corpus_copy, tmp_path):
     result = CliRunner().invoke(app, ["run", str(corpus_copy), "-o", str(tmp_path / "ws"), "--domain", "nope"])
     assert result.exit_code == 2 and "no bundled domain named 'nope'" in result.output
+
+
+def test_run_learned_at_stamps_created_at(corpus_copy, tmp_path):
+    from kgkit.io import load_graph
+
+    ws = tmp_path / "ws"
+    result = CliRunner().invoke(app, ["run", str(corpus_copy), "-o", str(ws), "--no-view", "--learned-at", "2026-01-31T12:00:00Z"])
+    assert result.exit_code == 0, result.output
+    graph = load_graph(ws / "graph.json")
+    assert set(graph.relations["created_at"]) == {"2026-01-31T12:00:00Z"}
+    bad = CliRunner().invoke(app, ["run", str(corpus_copy), "-o", str(ws), "--learned-at", "yesterday-ish"])
+    assert bad.exit_code != 0
