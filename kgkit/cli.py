@@ -266,4 +266,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # `python -m kgkit.cli`: run the app of the importable module `kgkit.cli`, the one the command modules
+    # registered on (this file, run as __main__, is a second copy of the module)
+    from kgkit.cli import main as _main
+
+    _main()

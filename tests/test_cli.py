@@ -53,3 +53,11 @@ def test_run_learned_at_stamps_created_at(corpus_copy, tmp_path):
     assert set(graph.relations["created_at"]) == {"2026-01-31T12:00:00Z"}
     bad = CliRunner().invoke(app, ["run", str(corpus_copy), "-o", str(ws), "--learned-at", "yesterday-ish"])
     assert bad.exit_code != 0
+
+
+def test_python_dash_m_shows_every_command_group():
+    for module in ("kgkit", "kgkit.cli"):
+        out = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0
+        for command in ("run", "build", "export", "resolve", "search", "narrate", "discover"):
+            assert f" {command} " in out.stdout, (module, command)
