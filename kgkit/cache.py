@@ -2,7 +2,8 @@
 
 key = sha256(stage name, stage version, fingerprint of every argument). Change any input -> miss; change
 nothing -> hit, and the stage does not run. Values are stored as JSON (pydantic records, Graphs, plain data)
-or .npy (arrays, loaded with allow_pickle=False) — never pickle. Every write is atomic (temp file + rename),
+or .npy (arrays, loaded with allow_pickle=False) — never pickle. Every write is atomic (temp file + rename;
+not fsync'ed: an entry emptied by a power cut reads as a miss and is recomputed),
 so two processes sharing one cache at worst compute the same entry twice; a reader never sees half a file.
 
 Caching happens at the call site, the same way in a script, the CLI and a notebook cell:
@@ -158,7 +159,7 @@ class Cache:
                     value = codec.decode(json.load(fh)["value"])
         except FileNotFoundError:
             return False, None
-        except (OSError, ValueError, KeyError, TypeError):  # damaged entry: treat as a miss, it is rewritten
+        except (OSError, ValueError, KeyError, TypeError, EOFError):  # damaged entry: a miss, rewritten
             return False, None
         try:
             os.utime(path)  # recency for `prune --max-size`
@@ -176,10 +177,10 @@ class Cache:
 
             buf = _io.BytesIO()
             np.save(buf, np.asarray(value), allow_pickle=False)
-            atomic_write_bytes(self._path(stage_name, key, ".npy"), buf.getvalue())
+            atomic_write_bytes(self._path(stage_name, key, ".npy"), buf.getvalue(), durable=False)
         else:
             entry = {"stage": stage_name, "version": version, "key": key, "created": time.time(), "value": codec.encode(value)}
-            atomic_write_bytes(self._path(stage_name, key), dumps_json(entry).encode("utf-8"))
+            atomic_write_bytes(self._path(stage_name, key), dumps_json(entry).encode("utf-8"), durable=False)
         self.stats.writes[stage_name] += 1
 
     # ----------------------------------------------------------------- plain values (no stage function)

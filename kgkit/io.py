@@ -54,8 +54,11 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write bytes to path atomically (temp file in the same folder, fsync, rename)."""
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+    """Write bytes to path atomically (temp file in the same folder, fsync, rename).
+
+    `durable=False` skips the fsync: readers still never see half a file (the rename is atomic), but after a
+    power cut the file may be empty. For data that can be recomputed and is checked on read (cache entries)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -64,7 +67,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fchmod(fh.fileno(), _file_mode(target))
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:
