@@ -29,17 +29,6 @@ def test_marimo_check_is_clean(path):
     assert result.returncode == 0 and not result.stdout.strip(), result.stdout + result.stderr
 
 
-def test_quickstart_runs_on_the_fixture_corpus_and_reruns_from_cache(corpus_copy, tmp_path, offline_extractor):
-    app = _load(ROOT / "notebooks" / "quickstart.py")
-    defs = {"corpus_dir": corpus_copy, "domain": io.load_domain("general"), "extractor": offline_extractor}
-    _, first = app.run(defs={**defs, "cache": Cache(tmp_path / "cache")})
-    assert len(first["documents"]) == 3 and len(first["graph"].entities) > 10
-    again = Cache(tmp_path / "cache")
-    _, second = app.run(defs={**defs, "cache": again})
-    assert again.stats.computed["extract_texts"] == 0
-    assert list(second["graph"].entities["id"]) == list(first["graph"].entities["id"])
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_as_a_script_on_its_defaults(path):
