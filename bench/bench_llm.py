@@ -17,10 +17,10 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from kgkit.cache import Cache  # noqa: E402
-from kgkit.cli_llm import llm_extractor  # noqa: E402
-from kgkit.llm.fake import register_fake_provider  # noqa: E402
-from kgkit.pipeline import run_pipeline  # noqa: E402
+from kgkit.cache import Cache
+from kgkit.cli_llm import llm_extractor
+from kgkit.llm.fake import register_fake_provider
+from kgkit.pipeline import run_pipeline
 
 
 def make_corpus(root: Path) -> Path:

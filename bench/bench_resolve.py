@@ -61,7 +61,7 @@ def bcubed(items: list[tuple[str, frozenset[str]]]) -> tuple[float, float]:
         for lab in labels:
             by_label[lab].append(i)
     p = r = 0.0
-    for i, (cl, labels) in enumerate(items):
+    for cl, labels in items:
         mates = by_cluster[cl]
         p += sum(1 for m in mates if m & labels) / len(mates)
         related = {j for lab in labels for j in by_label[lab]}
@@ -261,7 +261,7 @@ def part_b() -> list[str]:
         names, truth = load()
         t0 = time.perf_counter()
         graph = names_graph([(n, typ) for n in names])
-        mapping, stats = kgkit_resolve(graph)
+        mapping, _stats = kgkit_resolve(graph)
         secs = time.perf_counter() - t0
         pred = [mapping.get(entity_id(typ, n), entity_id(typ, n)) for n in names]
         systems = [(f"kgkit defaults ({secs:.1f} s)", pred)]
@@ -278,7 +278,7 @@ def part_b() -> list[str]:
             lines.append(f"| {label} | {system} | {bp:.3f} | {br:.3f} | {f1(bp, br):.3f} | {pp:.3f} | {pr:.3f} | {f1(pp, pr):.3f} |")
         if label.startswith("PATSTAT"):
             errors = _patstat_errors(names, truth, systems[1][1])
-    return lines + [""] + errors
+    return [*lines, "", *errors]
 
 
 def _patstat_errors(names: list[str], truth: list[str], pred: list[str]) -> list[str]:
@@ -357,7 +357,7 @@ def main() -> None:
     lines = ["## Entity resolution (issue 5)", ""]
     for part, fn in (("a", lambda: part_a(args.work)), ("b", part_b), ("c", part_c)):
         if part in args.parts:
-            lines += fn() + [""]
+            lines += [*fn(), ""]
             print("\n".join(lines), flush=True, file=sys.stderr)
     print("\n".join(lines))
 

@@ -12,6 +12,7 @@ Heavy imports stay inside the commands (`import kgkit.cli` must not import panda
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 
 import typer
@@ -23,9 +24,9 @@ _GRAPH = typer.Option(None, "--graph", help="Graph file (default: WORKSPACE/grap
 
 
 def _now() -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _graph_path(workspace: Path, graph: Path | None) -> Path:

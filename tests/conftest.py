@@ -73,3 +73,17 @@ def demo_run(tmp_path_factory):
             assert result.exit_code == 0, result.output
             summaries.append(json.loads(result.output))
     return ws, summaries[0], summaries[1]
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    """Path of headless Chromium (Debian package `chromium`): skipped without it, a failure in CI."""
+    import browser_tools
+
+    path = browser_tools.find_chromium()
+    if path is None:
+        message = "headless Chromium not found: install the Debian package `chromium` (apt-get install -y chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message + " -- required in CI")
+        pytest.skip(message)
+    return path

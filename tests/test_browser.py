@@ -24,17 +24,6 @@ XSS_TITLE = "<img src=x onerror=document.body.setAttribute('data-pwned',3)>"
 
 
 @pytest.fixture(scope="module")
-def chromium() -> str:
-    path = bt.find_chromium()
-    if path is None:
-        message = "headless Chromium not found: install the Debian package `chromium` (apt-get install -y chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message + " -- required in CI")
-        pytest.skip(message)
-    return path
-
-
-@pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     graph = bt.synthetic_graph(50, 80)
     assert len(graph.entities) == 50 and len(graph.relations) == 80

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from test_resolve_fixtures import DOMAIN, corpus, graph
 
 from kgkit import io
 from kgkit.build import build_graph
 from kgkit.graph import Graph
-from kgkit.resolve import (DecisionFileError, apply_decisions, decide, merge_candidates, person_decision,
-                           read_decisions, undo, write_decisions)
+from kgkit.resolve import (
+    DecisionFileError,
+    apply_decisions,
+    decide,
+    merge_candidates,
+    person_decision,
+    read_decisions,
+    undo,
+    write_decisions,
+)
 from kgkit.resolve.apply import _e, _r
 from kgkit.resolve.decisions import Decision, JudgeAnswer
 from kgkit.resolve.store import dump_decisions, parse_decisions
-
-from test_resolve_fixtures import DOMAIN, corpus, graph
 
 AT = "2026-01-01T00:00:00+00:00"
 
@@ -106,7 +113,7 @@ def test_human_decisions_survive_rebuild_and_re_resolve(tmp_path):
 
 
 def test_decisions_yaml_round_trip_and_bad_entries(tmp_path):
-    ds = decide(merge_candidates(graph()), at=AT) + [person_decision("reject_relation", ("a", "b"), relation_type="KNOWS")]
+    ds = [*decide(merge_candidates(graph()), at=AT), person_decision("reject_relation", ("a", "b"), relation_type="KNOWS")]
     write_decisions(tmp_path, ds)
     assert read_decisions(tmp_path) == sorted(ds, key=lambda d: d.id)
     text = (tmp_path / "decisions.yaml").read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from test_resolve_fixtures import graph
 
 from kgkit.embed import HashingEmbedder
 from kgkit.graph import Graph
@@ -12,8 +13,6 @@ from kgkit.resolve import ResolveConfig, identify, match_key, merge_candidates
 from kgkit.resolve.candidates import _ent
 from kgkit.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
 from kgkit.resolve.keys import information_bits, initials_rule
-
-from test_resolve_fixtures import graph
 
 
 def _graph(rows):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+from test_resolve_fixtures import graph
 from typer.testing import CliRunner
 
 import kgkit.cli_resolve  # noqa: F401 (registers the commands)
@@ -11,8 +12,6 @@ from kgkit.cli import app
 from kgkit.graph import Graph
 from kgkit.resolve import read_decisions
 from kgkit.resolve.candidates import _ent
-
-from test_resolve_fixtures import graph
 
 
 def _ambiguous_graph() -> Graph:

@@ -28,7 +28,7 @@ def doc(doc_id: str, entities: list[tuple[str, str]], relations: list[tuple[str,
 
 
 def corpus() -> list[DocumentExtraction]:
-    P, O, L = "Person", "Organization", "Location"
+    P, O, L = "Person", "Organization", "Location"  # noqa: E741
     return [
         doc("d1", [("Jane Smith", P), ("Acme Corporation", O), ("Washington", L)],
             [("Jane Smith", P, "WORKS_FOR", "Acme Corporation", O), ("Acme Corporation", O, "LOCATED_IN", "Washington", L)]),

@@ -57,17 +57,6 @@ document.body.setAttribute("data-saved", String(posts.length));
 """
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    path = bt.find_chromium()
-    if path is None:
-        message = "headless Chromium not found: install the Debian package `chromium` (apt-get install -y chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message + " -- required in CI")
-        pytest.skip(message)
-    return path
-
-
 def _cand(source: str, target: str, sname: str, tname: str, score: float) -> MergeCandidate:
     return MergeCandidate(source=source, target=target, source_name=sname, target_name=tname, source_type="Person",
                           target_type="Person", score=score, step="rule", verdict="unique",

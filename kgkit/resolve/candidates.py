@@ -65,7 +65,7 @@ def embedding_neighbours(idx: NameIndex, nodes: Sequence[int], embedder: Embedde
         by_type[t].append(n)
     wanted = set(nodes)
     out: dict[tuple[int, int], float] = {}
-    for typ, members in sorted(by_type.items()):
+    for _typ, members in sorted(by_type.items()):
         queries = [n for n in members if n in wanted]
         if not queries or len(members) < 2 or len(members) > cfg.embed_max_nodes:
             continue

@@ -69,7 +69,7 @@ def _proposed(idx: NameIndex, name: str, key: str, typ: str) -> set[int]:
     return nodes
 
 
-def identify(graph_or_index: Any, name: str, type: str | None = None, *,  # noqa: A002 (the brief's name)
+def identify(graph_or_index: Any, name: str, type: str | None = None, *,
              config: ResolveConfig = ResolveConfig()) -> Identity:
     """Which entity `name` (optionally of `type`) denotes; pass a NameIndex to answer many lookups fast."""
     idx = _index(graph_or_index, config)

@@ -26,8 +26,17 @@ from functools import lru_cache
 import numpy as np
 
 from kgkit.resolve.config import ResolveConfig
-from kgkit.resolve.keys import (PERSON_TYPES, acronym, base_key, information_bits, initials_rule, looks_like_acronym, match_key,
-                                person_parts, shingles)
+from kgkit.resolve.keys import (
+    PERSON_TYPES,
+    acronym,
+    base_key,
+    information_bits,
+    initials_rule,
+    looks_like_acronym,
+    match_key,
+    person_parts,
+    shingles,
+)
 
 
 @lru_cache(maxsize=8)

@@ -30,17 +30,14 @@ from kgkit.names import normalise_name
 
 PERSON_TYPES = frozenset({"Person", "PERSON", "person"})
 
-TITLES = frozenset("""dr mr mrs ms miss mx prof professor sir dame lord lady judge justice senator sen rep
-representative gov governor president pres detective det officer capt captain sgt lt col rev reverend fr
-father sister brother mayor chancellor minister secretary""".split())
-PERSON_SUFFIXES = frozenset("phd md esq dds mba".split())
+TITLES = frozenset(["dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame", "lord", "lady", "judge", "justice", "senator", "sen", "rep", "representative", "gov", "governor", "president", "pres", "detective", "det", "officer", "capt", "captain", "sgt", "lt", "col", "rev", "reverend", "fr", "father", "sister", "brother", "mayor", "chancellor", "minister", "secretary"])
+PERSON_SUFFIXES = frozenset(["phd", "md", "esq", "dds", "mba"])
 LEGAL_FORMS = {"incorporated": "inc", "corporation": "corp", "company": "co",
                "companies": "co", "limited": "ltd", "naamloze vennootschap": "nv", "besloten vennootschap": "bv"}
 """Spelled-out legal forms -> their canonical short form (kept in the key: "Acme Inc" and "Acme Corp" may
 be two companies; names that differ only in legal form are paired by the `legal_form` rule instead)."""
-LEGAL_SUFFIXES = frozenset("""inc corp co ltd llc llp plc gmbh ag sa nv bv srl spa pty lp sarl se kk oy ab cie""".split())
-KIND_WORDS = frozenset("""group bank foundation institute capital holding partner association university laboratory
-system service industry technology fund trust agency council center society hospital school college""".split())
+LEGAL_SUFFIXES = frozenset(["inc", "corp", "co", "ltd", "llc", "llp", "plc", "gmbh", "ag", "sa", "nv", "bv", "srl", "spa", "pty", "lp", "sarl", "se", "kk", "oy", "ab", "cie"])
+KIND_WORDS = frozenset(["group", "bank", "foundation", "institute", "capital", "holding", "partner", "association", "university", "laboratory", "system", "service", "industry", "technology", "fund", "trust", "agency", "council", "center", "society", "hospital", "school", "college"])
 COUNTRIES = frozenset({"usa", "us", "uk", "united states", "united kingdom", "england", "canada", "germany",
                        "france", "netherlands", "the netherlands", "nl", "japan", "china", "australia"})
 ABBREVIATIONS = {
@@ -215,13 +212,13 @@ def initials_rule(key_a: str, key_b: str) -> str | None:
             pos += 1
             if tok == other:
                 break
-            if len(tok) == 1 and other.startswith(tok) or len(other) == 1 and tok.startswith(other):
+            if (len(tok) == 1 and other.startswith(tok)) or (len(other) == 1 and tok.startswith(other)):
                 used_initial = True
                 break
         else:
             return None
     first, other_first = short[0], long_[0]
-    if not (first == other_first or (len(first) == 1 or len(other_first) == 1) and first[0] == other_first[0]):
+    if not (first == other_first or ((len(first) == 1 or len(other_first) == 1) and first[0] == other_first[0])):
         return None  # the first given names must agree ("Sarah" never pairs with "Sofia S.")
     if len(short) < len(long_) and not used_initial:
         return "middle"

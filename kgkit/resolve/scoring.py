@@ -20,8 +20,15 @@ from rapidfuzz.distance import JaroWinkler
 
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex
-from kgkit.resolve.keys import (PERSON_TYPES, acronym, base_key, initials_rule, looks_like_acronym, person_slip,
-                                token_conflict)
+from kgkit.resolve.keys import (
+    PERSON_TYPES,
+    acronym,
+    base_key,
+    initials_rule,
+    looks_like_acronym,
+    person_slip,
+    token_conflict,
+)
 
 Verdict = Literal["unique", "ambiguous", "not_found"]
 Step = Literal["exact", "rule", "lsh", "embedding", "llm"]
