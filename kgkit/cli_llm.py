@@ -110,8 +110,7 @@ def discover(
     from kgkit.cache import Cache
     from kgkit.chunk import chunk_document
     from kgkit.discover import discover_domain
-    from kgkit.pipeline import load_files
-    from kgkit.types import Document
+    from kgkit.pipeline import load_corpus
 
     if not docs.exists():
         typer.echo(f"no such file or folder: {docs}", err=True)
@@ -123,8 +122,7 @@ def discover(
     except LLMOptionError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    raws = io.read_corpus(docs, max_bytes=_size(max_size))
-    documents = [d for d in cache.map(load_files, raws, batch_size=64, max_bytes=_size(max_size)) if isinstance(d, Document)]
+    documents, _errors = load_corpus(docs, cache=cache, max_bytes=_size(max_size))
     texts = [c.text for d in documents for c in chunk_document(d, max_chars=chunk_chars)]
     found = discover_domain(texts, client=client, max_entity_types=max_types, sample=sample, seed=seed, name=name)
     report = {"llm": client.ledger.summary(), "error": found.error}
@@ -166,12 +164,10 @@ def extract(
     """Load, chunk and extract only (no graph): write extractions.jsonl and extract.json with the costs."""
     from kgkit import io
     from kgkit.cache import Cache
-    from kgkit.chunk import chunk_document
     from kgkit.domain import DomainError
-    from kgkit.extract import extract_texts, locate, merge_document
+    from kgkit.extract import extract_texts
     from kgkit.llm.report import cost_report
-    from kgkit.pipeline import default_extractor, load_files
-    from kgkit.types import Document, DocumentError
+    from kgkit.pipeline import default_extractor, extract_documents, load_corpus
 
     if not docs.exists():
         typer.echo(f"no such file or folder: {docs}", err=True)
@@ -185,20 +181,13 @@ def extract(
     except (DomainError, LLMOptionError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    loaded = cache.map(load_files, io.read_corpus(docs, max_bytes=_size(max_size)), batch_size=64,
-                       max_bytes=_size(max_size))
-    documents = [d for d in loaded if isinstance(d, Document)]
-    per_doc = {d.id: chunk_document(d, max_chars=chunk_chars, overlap_chars=overlap_chars) for d in documents}
-    chunks = [c for cs in per_doc.values() for c in cs]
-    prepare = getattr(extractor, "prepare_inputs", None)
-    inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
-    found = cache.map(extract_texts, inputs, batch_size=16 if model is None else max(64, 32 * concurrency),
-                      domain=dom, extractor=extractor)
-    extractions = [merge_document(d, [locate(t, c) for t, c in zip(found, chunks) if c.document_id == d.id])
-                   for d in documents]
+    documents, errors = load_corpus(docs, cache=cache, max_bytes=_size(max_size))
+    chunks, extractions = extract_documents(
+        documents, cache=cache, domain=dom, extractor=extractor, max_chars=chunk_chars, overlap_chars=overlap_chars,
+        batch_size=16 if model is None else max(64, 32 * concurrency))
     ledger = getattr(getattr(extractor, "client", None), "ledger", None)
     summary: dict[str, Any] = {
-        "documents_ok": len(documents), "documents_failed": sum(isinstance(d, DocumentError) for d in loaded),
+        "documents_ok": len(documents), "documents_failed": len(errors),
         "chunks": len(chunks), "chunk_errors": [e for x in extractions for e in x.errors],
         "extractor": extractor.id, "extractor_calls": cache.stats.computed[extract_texts.stage_name],
         "domain": dom.id,

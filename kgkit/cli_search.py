@@ -46,9 +46,8 @@ def index_command(
     from kgkit import io
     from kgkit.cache import Cache
     from kgkit.chunk import chunk_document
-    from kgkit.load import load_document
+    from kgkit.pipeline import load_corpus
     from kgkit.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
-    from kgkit.types import Document
 
     graph_path = workspace / "graph.json"
     if docs is None and not graph_path.exists():
@@ -66,9 +65,8 @@ def index_command(
         kinds |= {"entity", "relation"}
     failed = 0
     if docs is not None:
-        raws = io.read_corpus(docs)
-        documents = [d for d in (load_document(raw) for raw in raws) if isinstance(d, Document)]
-        failed = len(raws) - len(documents)
+        documents, errors = load_corpus(docs, cache=Cache(workspace / "cache"))
+        failed = len(errors)
         chunks = [c for d in documents for c in chunk_document(d, max_chars=chunk_chars, overlap_chars=overlap_chars)]
         items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
         kinds.add("chunk")

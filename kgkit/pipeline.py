@@ -117,6 +117,48 @@ class RunResult:
         }
 
 
+def load_corpus(
+    corpus: str | Path, *, cache: Cache, max_bytes: int = DEFAULT_MAX_BYTES
+) -> tuple[list[Document], list[DocumentError]]:
+    """Read a folder (io) and load every file through the cache: (documents, per-file errors)."""
+    loaded = cache.map(load_files, io.read_corpus(corpus, max_bytes=max_bytes), batch_size=64, max_bytes=max_bytes)
+    return [d for d in loaded if isinstance(d, Document)], [d for d in loaded if isinstance(d, DocumentError)]
+
+
+def extract_documents(
+    documents: Sequence[Document],
+    *,
+    cache: Cache,
+    domain: Domain,
+    extractor: Extractor,
+    max_chars: int = 2000,
+    overlap_chars: int = 200,
+    batch_size: int = 16,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+) -> tuple[list[Chunk], list[DocumentExtraction]]:
+    """Chunk each document and extract every chunk through the cache (per chunk text); returns the chunks
+    and one DocumentExtraction per document, in document order."""
+    per_doc = {d.id: chunk_document(d, max_chars=max_chars, overlap_chars=overlap_chars) for d in documents}
+    chunks = [c for cs in per_doc.values() for c in cs]
+    done = 0
+
+    def report(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress("extract", done, len(chunks))
+
+    prepare = getattr(extractor, "prepare_inputs", None)  # LLM extractors: shared document context, cost labels
+    inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
+    texts = cache.map(extract_texts, inputs, batch_size=batch_size, executor=executor,
+                      on_batch=report, domain=domain, extractor=extractor)
+    located: dict[str, list[ChunkExtraction]] = {d.id: [] for d in documents}
+    for te, c in zip(texts, chunks):
+        located[c.document_id].append(locate(te, c))
+    return chunks, [merge_document(d, located[d.id]) for d in documents]
+
+
 def run_pipeline(
     corpus: str | Path,
     workspace: str | Path,
@@ -144,34 +186,13 @@ def run_pipeline(
     clock = time.perf_counter
 
     t = clock()
-    raws = io.read_corpus(corpus, max_bytes=max_bytes)
-    loaded = cache.map(load_files, raws, batch_size=64, max_bytes=max_bytes)
-    documents = [d for d in loaded if isinstance(d, Document)]
-    errors = [d for d in loaded if isinstance(d, DocumentError)]
+    documents, errors = load_corpus(corpus, cache=cache, max_bytes=max_bytes)
     timings["load"] = clock() - t
 
     t = clock()
-    per_doc = {d.id: chunk_document(d, max_chars=max_chars, overlap_chars=overlap_chars) for d in documents}
-    chunks = [c for cs in per_doc.values() for c in cs]
-    timings["chunk"] = clock() - t
-
-    t = clock()
-    done = 0
-
-    def report(n: int) -> None:
-        nonlocal done
-        done += n
-        if progress:
-            progress("extract", done, len(chunks))
-
-    prepare = getattr(extractor, "prepare_inputs", None)  # LLM extractors: shared document context, cost labels
-    inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
-    texts = cache.map(extract_texts, inputs, batch_size=batch_size, executor=executor,
-                      on_batch=report, domain=domain, extractor=extractor)
-    located: dict[str, list[ChunkExtraction]] = {d.id: [] for d in documents}
-    for te, c in zip(texts, chunks):
-        located[c.document_id].append(locate(te, c))
-    extractions = [merge_document(d, located[d.id]) for d in documents]
+    chunks, extractions = extract_documents(documents, cache=cache, domain=domain, extractor=extractor,
+                                            max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size,
+                                            executor=executor, progress=progress)
     timings["extract"] = clock() - t
 
     t = clock()
