@@ -251,11 +251,7 @@ def _register_commands() -> None:
     import importlib
 
     for name in COMMAND_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a missing module is fine (not written yet); a broken import is not
-                raise
+        importlib.import_module(name)
 
 
 _register_commands()
