@@ -41,10 +41,10 @@ def test_run_with_a_model_extracts_reports_costs_and_reruns_for_free(corpus_copy
     assert first["extractors"][0].startswith("llm:kgkit-fake/extractor:extract-")
     llm = first["llm"]
     assert llm["cap_usd"] == 0.5 and 0 < llm["spent_usd"] <= 0.5 and llm["refused"] == 0
-    assert llm["stages"]["extract"]["calls"] == first["chunks"]
-    assert llm["stages"]["context"]["calls"] == first["documents_ok"]  # one summary per document
+    # one request per chunk: a document's summary comes with its first chunk's extraction
+    assert llm["stages"]["extract"]["calls"] == first["chunks"] and "context" not in llm["stages"]
     rows = first["llm_costs"]
-    assert {r["stage"] for r in rows} == {"context", "extract"} and all(r["document_id"].startswith("doc:") for r in rows)
+    assert {r["stage"] for r in rows} == {"extract"} and all(r["document_id"].startswith("doc:") for r in rows)
     assert sum(r["cost_usd"] for r in rows) == pytest.approx(llm["spent_usd"])
     graph = json.loads((ws / "graph.json").read_text())
     assert graph["meta"]["extractors"] == first["extractors"]

@@ -12,9 +12,9 @@ from kgkit.cache import Cache
 from kgkit.chunk import chunk_document
 from kgkit.domain import parse_domain
 from kgkit.extract import Extractor, extract_texts
-from kgkit.extractors.llm import LLMExtractor, LLMText
+from kgkit.extractors.llm import LLMExtractor
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
-from kgkit.llm.fake import QueuedCompletion, fake_answer
+from kgkit.llm.fake import AnsweringCompletion, QueuedCompletion, fake_answer
 from kgkit.prompts import extraction
 from kgkit.types import Document
 
@@ -127,27 +127,93 @@ def test_edited_domain_reasks_every_request_it_renders(tmp_path):
 
 def test_id_names_model_prompt_and_parameters():
     ex, _ = extractor_with([])
-    assert ex.id.startswith("llm:kgkit-test/model:extract-1-") and extraction.PROMPT_HASH[:8] in ex.id
+    assert ex.id.startswith(f"llm:kgkit-test/model:extract-{extraction.PROMPT_VERSION}-") and extraction.PROMPT_HASH[:8] in ex.id
     assert ":t-0.0:max-512:reask-2:mode-json" in ex.id and ":ctx-none" in ex.id
     with_context, _ = extractor_with([], context=True)
     assert with_context.id != ex.id
 
 
-def test_document_context_is_one_call_per_document_shared_by_its_chunks():
-    doc = Document.from_text("Apollo 11 landed on the Moon. " * 40 + "Neil Armstrong walked first.", path="a.txt")
+def apollo_chunks():
+    doc = Document.from_text(" ".join(f"Apollo {n} landed on the Moon." for n in range(30)), path="a.txt")
     chunks = chunk_document(doc, max_chars=300, overlap_chars=0)
     assert len(chunks) > 2
-    ex, fake = extractor_with([json.dumps({"summary": "The Apollo 11 Moon landing."})], context=True)
+    return doc, chunks
+
+
+def answering_extractor(*, cache=None, completion=None):
+    fake = completion or AnsweringCompletion()
+    client = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, ledger=BudgetLedger(1.0), completion=fake,
+                       cache=cache, settings=LLMSettings(mode="json", max_tokens=512, max_reasks=0))
+    return LLMExtractor(client, document_context=True), fake
+
+
+def test_document_context_comes_with_the_first_chunk_and_costs_no_extra_request():
+    doc, chunks = apollo_chunks()
+    ex, fake = answering_extractor()
     inputs = ex.prepare_inputs({doc.id: chunks})
-    assert len(fake.calls) == 1 and [i.text for i in inputs] == [c.text for c in chunks]
-    assert {i.context for i in inputs} == {"The Apollo 11 Moon landing."} and {i.label for i in inputs} == {doc.id}
-    fake.queue.extend(fake_answer(extraction.render_messages(extraction.ExtractionInput(
-        text=c.text, domain=DOMAIN, context="The Apollo 11 Moon landing."))) for c in chunks)
+    assert fake.calls == [] and [i.text for i in inputs] == [c.text for c in chunks]
+    assert [i.summarise for i in inputs] == [True] + [False] * (len(chunks) - 1)
+    assert {i.context_source for i in inputs[1:]} == {chunks[0].text} and {i.label for i in inputs} == {doc.id}
     found = ex.extract(inputs, domain=DOMAIN)
-    assert all(f.ok for f in found) and "Document context" in fake.calls[1]["messages"][-1]["content"]
-    # the label attributes cost only: it is not part of the cache key
-    assert Cache("/nonexistent").key(extract_texts, [inputs[0]]) == Cache("/x").key(
-        extract_texts, [LLMText(text=inputs[0].text, context=inputs[0].context, label="doc:other")])
+    assert all(f.ok for f in found) and len(fake.calls) == len(chunks)  # one request per chunk, context included
+    first, *later = [c["messages"][-1]["content"] for c in fake.calls]
+    assert extraction.SUMMARY_REQUEST.strip() in first and "Document context" not in first  # asked first
+    summary = " ".join(chunks[0].text.split()[:20])  # what the fake provider summarises
+    assert all(f"Document context (for reference only; extract from the chunk):\n{summary}" in m for m in later)
+    assert not any(extraction.SUMMARY_REQUEST.strip() in m for m in later)
+    # the label attributes cost only: it is not part of the cache key; the context source is
+    key = Cache("/nonexistent").key
+    assert key(extract_texts, [inputs[1]]) == key(extract_texts, [inputs[1].model_copy(update={"label": "doc:x"})])
+    assert key(extract_texts, [inputs[1]]) != key(extract_texts, [inputs[1].model_copy(update={"context_source": "y"})])
+
+
+def test_a_one_chunk_document_asks_for_no_summary():
+    ex, fake = answering_extractor()
+    doc = Document.from_text(TEXT, path="b.txt")
+    [only] = ex.prepare_inputs({doc.id: chunk_document(doc, max_chars=300, overlap_chars=0)})
+    assert not only.summarise and only.context_source is None
+    [found] = ex.extract([only], domain=DOMAIN)
+    assert found.ok and extraction.SUMMARY_REQUEST.strip() not in fake.calls[0]["messages"][-1]["content"]
+
+
+class FirstChunkFails(AnsweringCompletion):
+    """Answers like the fake provider, except a request for the first chunk's summary (and, when `alone_too`,
+    the summary-only request) fails with a provider error."""
+
+    def __init__(self, *, alone_too=False):
+        super().__init__()
+        self.alone_too = alone_too
+
+    async def __call__(self, **kwargs):
+        content = kwargs["messages"][-1]["content"]
+        if extraction.SUMMARY_REQUEST.strip() in content or (self.alone_too and content.startswith("Summarise")):
+            self.calls.append(kwargs)
+            raise RuntimeError("provider down")
+        return await super().__call__(**kwargs)
+
+
+def test_a_failed_first_chunk_falls_back_to_asking_for_the_summary_alone():
+    doc, chunks = apollo_chunks()
+    ex, fake = answering_extractor(completion=FirstChunkFails())
+    first, *later = ex.extract(ex.prepare_inputs({doc.id: chunks}), domain=DOMAIN)
+    assert "provider down" in first.error and all(f.ok for f in later)
+    asked = [c["messages"][-1]["content"] for c in fake.calls]
+    assert sum(m.startswith("Summarise") for m in asked) == 1  # one summary-only request, shared by the chunks
+
+
+def test_without_any_summary_later_chunks_are_errors_and_a_rerun_retries_them(tmp_path):
+    doc, chunks = apollo_chunks()
+    cache = Cache(tmp_path / "cache")
+    ex, fake = answering_extractor(cache=cache, completion=FirstChunkFails(alone_too=True))
+    inputs = ex.prepare_inputs({doc.id: chunks})
+    found = cache.map(extract_texts, inputs, batch_size=64, domain=DOMAIN, extractor=ex)
+    assert all(not f.ok for f in found)
+    assert all(f.error.startswith("document context unavailable: provider error") for f in found[1:])
+    assert len(fake.calls) == 2  # never extracted without the context their cache key promises
+
+    ex2, fake2 = answering_extractor(cache=cache)  # the provider is back
+    again = cache.map(extract_texts, inputs, batch_size=64, domain=DOMAIN, extractor=ex2)
+    assert all(f.ok for f in again) and len(fake2.calls) == len(chunks)
 
 
 def test_budget_refusal_is_a_per_chunk_error_record():

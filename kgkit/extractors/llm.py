@@ -9,9 +9,12 @@ with `error` set — never an empty success, never cached, so a re-run retries o
 re-asks, mode, seed, document context), so changing any of them misses the stage cache; the per-request cache
 below it then re-asks only the requests whose rendered messages changed.
 
-Optional document context: `prepare_inputs(chunks_by_document)` asks once per document for a short summary of
-its first chunk and returns one `LLMText` per chunk (text + the shared summary + the document id as a label for
-the cost report; the label is not part of the cache key).
+Optional document context: `prepare_inputs(chunks_by_document)` returns one `LLMText` per chunk. A document's
+first chunk is asked for its entities and relations *and* a short summary of the document in one request; the
+document's later chunks wait for that summary and carry it in their prompts. Context thus costs no extra
+request and no barrier: the other documents' chunks run meanwhile. Should the first chunk's request fail, the
+summary is asked alone (`kgkit/prompts/context.py`); should that fail too, the later chunks become error
+records (never extracted without the context their cache key promises), retried on the next run.
 
 >>> import json
 >>> from kgkit.io import load_domain
@@ -50,15 +53,58 @@ RELATION_CONFIDENCE = 0.8
 
 
 class LLMText(Record):
-    """A chunk's text with its document's shared context. `label` (the document id) only attributes cost:
-    it is not part of the cache key, so a renamed file still re-uses every extraction."""
+    """A chunk's text and how it gets its document's context. `label` (the document id) only attributes cost:
+    it is not part of the cache key, so a renamed file still re-uses every extraction.
+
+    - `summarise`: this is a document's first chunk; its request also asks for the document summary.
+    - `context_source`: the text of this chunk's document's first chunk; the chunk waits for that summary.
+    - `context`: a summary given by the caller (then nothing is asked for it).
+    """
 
     text: str
     context: str | None = None
+    context_source: str | None = None
+    summarise: bool = False
     label: str = ""
 
     def fingerprint(self) -> str:
-        return "llmtext:" + short_hash(self.text, self.context or "\x00none")
+        return "llmtext:" + short_hash(self.text, self.context or "\x00none", self.context_source or "\x00none",
+                                       "summarise" if self.summarise else "")
+
+
+class _Contexts:
+    """The document summaries of one `aextract` call: each first chunk is asked once (a shared task), its later
+    chunks await its summary; a summary already seen by this extractor is re-used without asking."""
+
+    def __init__(self, extractor: LLMExtractor, domain: Domain) -> None:
+        self.extractor, self.domain = extractor, domain
+        self.first: dict[str, asyncio.Task[Answer[ExtractionResponse]]] = {}
+        self.fallback: dict[str, asyncio.Task[Answer[context_prompt.ContextResponse]]] = {}
+
+    def first_answer(self, text: str, label: str) -> asyncio.Task[Answer[ExtractionResponse]]:
+        """The (shared) extraction + summary request of the first chunk `text`."""
+        if text not in self.first:
+            inp = ExtractionInput(text=text, domain=self.domain, summarise=True)
+            self.first[text] = asyncio.ensure_future(self.extractor._ask(inp, label))
+        return self.first[text]
+
+    async def summary(self, first_text: str, label: str) -> tuple[str | None, str | None]:
+        """(summary, None) or (None, why not) for the document whose first chunk is `first_text`."""
+        memo_key = (self.domain.id, short_hash(first_text))
+        if (known := self.extractor._summaries.get(memo_key)) is not None:
+            return known, None
+        answer = await self.first_answer(first_text, label)
+        if answer.value is not None:
+            summary: str | None = getattr(answer.value, "summary", None)
+        else:  # the first chunk's request failed: ask for the summary alone (its own request and cache entry)
+            if first_text not in self.fallback:
+                self.fallback[first_text] = asyncio.ensure_future(self.extractor._context(first_text, label))
+            ctx = await self.fallback[first_text]
+            summary = ctx.value.summary if ctx.value is not None else None
+            if summary is None:
+                return None, f"document context unavailable: {ctx.error or answer.error}"
+        self.extractor._summaries[memo_key] = summary
+        return summary, None
 
 
 class LLMExtractor:
@@ -72,6 +118,7 @@ class LLMExtractor:
         seed = "" if s.seed is None else f":seed-{s.seed}"
         self.id = (f"llm:{client.model}:extract-{extraction_prompt.PROMPT_VERSION}-{extraction_prompt.PROMPT_HASH[:8]}"
                    f":{ctx}:t-{s.temperature}:max-{s.max_tokens}:reask-{s.max_reasks}:mode-{client._mode_name()}{seed}")
+        self._summaries: dict[tuple[str, str], str] = {}  # (domain id, first chunk hash) -> its document's summary
 
     def __repr__(self) -> str:
         return f"LLMExtractor({self.id!r})"
@@ -84,23 +131,35 @@ class LLMExtractor:
         return run_sync(lambda: self.aextract(items, domain=domain))
 
     async def aextract(self, texts: Sequence[str | LLMText], *, domain: Domain) -> list[TextExtraction]:
-        """Async form of `extract`: the chunks run concurrently, bounded by the client's semaphore and limits."""
-        return list(await asyncio.gather(*(self._one(t, domain) for t in texts)))
+        """Async form of `extract`: the chunks run concurrently, bounded by the client's semaphore and limits.
+        A chunk that needs its document's summary waits only for that document's first chunk."""
+        contexts = _Contexts(self, domain)
+        return list(await asyncio.gather(*(self._one(t, domain, contexts) for t in texts)))
 
-    async def _one(self, item: str | LLMText, domain: Domain) -> TextExtraction:
+    async def _one(self, item: str | LLMText, domain: Domain, contexts: _Contexts) -> TextExtraction:
         if isinstance(item, str):
             item = LLMText(text=item)
         if not isinstance(item, LLMText):
             return self._record(error=f"TypeError: expected str or LLMText, got {type(item).__name__}")
         if not item.text.strip():
             return self._record()  # nothing to read: an honest empty result, no call
-        inp = ExtractionInput(text=item.text, domain=domain, context=item.context)
-        answer = await self.client.ask(extraction_prompt.render_messages(inp), ExtractionResponse, stage="extract",
-                                       label=item.label, context=extraction_prompt.validation_context(inp))
+        if item.summarise:
+            answer = await contexts.first_answer(item.text, item.label)
+        else:
+            context = item.context
+            if context is None and item.context_source is not None:
+                context, why_not = await contexts.summary(item.context_source, item.label)
+                if context is None:  # never extract without the context the cache key promises
+                    return self._record(error=why_not)
+            answer = await self._ask(ExtractionInput(text=item.text, domain=domain, context=context), item.label)
         if answer.error is not None or answer.value is None:
             return self._record(answer, error=answer.error or "no value")
         entities, relations = to_records(answer.value, text=item.text, domain=domain)
         return self._record(answer, entities=entities, relations=relations)
+
+    async def _ask(self, inp: ExtractionInput, label: str) -> Answer[ExtractionResponse]:
+        return await self.client.ask(extraction_prompt.render_messages(inp), extraction_prompt.response_model(inp),
+                                     stage="extract", label=label, context=extraction_prompt.validation_context(inp))
 
     def _record(self, answer: Answer | None = None, *, error: str | None = None,
                 entities: tuple[ExtractedEntity, ...] = (), relations: tuple[ExtractedRelation, ...] = ()) -> TextExtraction:
@@ -113,24 +172,31 @@ class LLMExtractor:
     # ------------------------------------------------------------------ document context
 
     def prepare_inputs(self, chunks_by_document: Mapping[str, Sequence[Chunk]]) -> list[LLMText]:
-        """One LLMText per chunk (documents in the given order, chunks in order), with the document's shared
-        context when `document_context` is on. A failed context call leaves that document without context."""
-        return run_sync(lambda: self.aprepare_inputs(chunks_by_document))
+        """One LLMText per chunk (documents in the given order, chunks in order). With `document_context` on,
+        a document's first chunk also asks for the document's summary (in the same request) and its other
+        chunks wait for it, so context costs no extra request and no phase of its own. Makes no call.
 
-    async def aprepare_inputs(self, chunks_by_document: Mapping[str, Sequence[Chunk]]) -> list[LLMText]:
-        docs = [(doc_id, list(chunks)) for doc_id, chunks in chunks_by_document.items()]
-        contexts: list[str | None] = [None] * len(docs)
-        if self.document_context:
-            answers = await asyncio.gather(*(self._context(chunks[0].text, doc_id) for doc_id, chunks in docs if chunks))
-            it = iter(answers)
-            contexts = [next(it) if chunks else None for _, chunks in docs]
-        return [LLMText(text=c.text, context=ctx, label=doc_id) for (doc_id, chunks), ctx in zip(docs, contexts)
-                for c in chunks]
+        >>> from kgkit.types import Document
+        >>> from kgkit.chunk import chunk_document
+        >>> doc = Document.from_text("Ada met Bob. " * 30, path="a.txt")
+        >>> ex = LLMExtractor(LLMClient("kgkit-fake/x", free=True), document_context=True)
+        >>> [(i.summarise, i.context_source is not None) for i in ex.prepare_inputs(
+        ...     {doc.id: chunk_document(doc, max_chars=200, overlap_chars=0)})]
+        [(True, False), (False, True)]
+        """
+        out: list[LLMText] = []
+        for doc_id, chunks in chunks_by_document.items():
+            chunks = list(chunks)
+            shared = self.document_context and len(chunks) > 1  # a one-chunk document needs no summary
+            for i, c in enumerate(chunks):
+                out.append(LLMText(text=c.text, label=doc_id, summarise=shared and i == 0,
+                                   context_source=chunks[0].text if shared and i > 0 else None))
+        return out
 
-    async def _context(self, first_chunk: str, label: str) -> str | None:
+    async def _context(self, first_chunk: str, label: str) -> Answer[context_prompt.ContextResponse]:
+        """The summary alone (used when the first chunk's combined request failed)."""
         messages = context_prompt.render_messages(context_prompt.ContextInput(text=first_chunk))
-        answer = await self.client.ask(messages, context_prompt.ContextResponse, stage="context", label=label)
-        return answer.value.summary if answer.value is not None else None
+        return await self.client.ask(messages, context_prompt.ContextResponse, stage="context", label=label)
 
 
 def to_records(resp: ExtractionResponse, *, text: str, domain: Domain) -> tuple[tuple[ExtractedEntity, ...],

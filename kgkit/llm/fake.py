@@ -2,6 +2,7 @@
 
 - `QueuedCompletion([...])`: a `completion=` for LLMClient that answers from a queue through litellm's own
   `mock_response=` (real ModelResponse objects, real usage); an Exception in the queue is raised instead.
+- `AnsweringCompletion()`: a `completion=` that answers every request as the provider below does.
 - `register_fake_provider()`: a litellm CustomLLM registered as provider "kgkit-fake", so any code that calls
   `litellm.acompletion(model="kgkit-fake/...")` — the CLI included — gets a deterministic answer: a context
   summary, a small domain proposal, or an extraction (capitalised word runs as entities; two of them in one
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgkit.llm.client import import_litellm
+from kgkit.prompts.extraction import SUMMARY_REQUEST
 
 PROVIDER = "kgkit-fake"
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
@@ -38,6 +40,18 @@ class ToolCallReply:
     """A queued answer given as a tool call (what tool-calling models return), with JSON `arguments`."""
 
     arguments: str
+
+
+class AnsweringCompletion:
+    """A `completion=` for LLMClient that answers every request with `fake_answer` (as the "kgkit-fake" provider
+    does) and keeps the requests in `calls`."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def __call__(self, **kwargs: Any) -> Any:
+        self.calls.append(kwargs)
+        return await _amodel_response(kwargs["messages"])
 
 
 class QueuedCompletion:
@@ -92,7 +106,10 @@ def fake_answer(messages: list[dict[str, Any]]) -> str:
         if len(names) >= 2 and names[0] != names[1]:
             relations.append({"source": names[0], "target": names[1], "type": "RELATED_TO",
                               "evidence": sentence.strip()})
-    return json.dumps({"entities": list(entities.values()), "relations": relations})
+    answer: dict[str, Any] = {"entities": list(entities.values()), "relations": relations}
+    if SUMMARY_REQUEST.strip() in user:  # a document's first chunk: the summary its later chunks get
+        answer["summary"] = " ".join(text.split()[:20]) or "(empty)"
+    return json.dumps(answer)
 
 
 def _model_response(messages: list[dict[str, Any]]) -> Any:

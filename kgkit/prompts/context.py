@@ -37,12 +37,14 @@ class ContextResponse(BaseModel):
 
     summary: str = Field(min_length=1, description=f"At most {MAX_WORDS} words")
 
-    @field_validator("summary")
-    @classmethod
-    def _short(cls, value: str) -> str:
-        if len(value.split()) > MAX_WORDS:
-            raise ValueError(f"the summary has {len(value.split())} words; write at most {MAX_WORDS}")
-        return value.strip()
+    _short = field_validator("summary")(lambda cls, value: short_summary(value))
+
+
+def short_summary(value: str) -> str:
+    """A summary's validator: at most MAX_WORDS words (the error tells the model how many it wrote)."""
+    if len(value.split()) > MAX_WORDS:
+        raise ValueError(f"the summary has {len(value.split())} words; write at most {MAX_WORDS}")
+    return value.strip()
 
 
 def render_messages(inp: ContextInput) -> list[dict[str, str]]:

@@ -30,14 +30,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from kgkit.domain import Domain
 from kgkit.prompts import validation_context as current_context
+from kgkit.prompts.context import MAX_WORDS as SUMMARY_MAX_WORDS
+from kgkit.prompts.context import short_summary
 from kgkit.prompts.quotes import find_quote
 from kgkit.types import short_hash
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
+SUMMARY_REQUEST = f"""
+This chunk opens a longer document. Also write `summary`: at most {SUMMARY_MAX_WORDS} words on what the document is \
+about (its subject, main people, organisations and places, and its time), from this text only; it is given to \
+the readers of the document's later chunks.
+"""
 
 SYSTEM = """You extract a knowledge graph from one chunk of a document.
 Return the named entities the chunk mentions and the relations the chunk states between them.
@@ -70,6 +77,7 @@ class ExtractionInput(BaseModel):
     text: str
     domain: Domain
     context: str | None = None  # a short summary of the document, shared by its chunks
+    summarise: bool = False  # the document's first chunk: also return the summary its later chunks get
 
 
 class EntityOut(BaseModel):
@@ -102,6 +110,19 @@ class ExtractionResponse(BaseModel):
         if problems:
             raise ValueError("; ".join(problems[:12]))
         return self
+
+
+class ExtractionWithSummary(ExtractionResponse):
+    """Entities and relations of a document's first chunk, and a short summary of the document for its other chunks."""
+
+    summary: str = Field(min_length=1, description=f"At most {SUMMARY_MAX_WORDS} words on what the document is about")
+
+    _short = field_validator("summary")(lambda cls, value: short_summary(value))
+
+
+def response_model(inp: ExtractionInput) -> type[ExtractionResponse]:
+    """What the model must return for this input: with a `summary` for a document's first chunk."""
+    return ExtractionWithSummary if inp.summarise else ExtractionResponse
 
 
 def _problems(resp: ExtractionResponse, *, text: str, entity_types: list[str], relation_types: list[str]) -> list[str]:
@@ -146,6 +167,8 @@ def render_messages(inp: ExtractionInput) -> list[dict[str, str]]:
     """System + user messages for one chunk (deterministic: same input -> same messages)."""
     d = inp.domain
     context = f"\nDocument context (for reference only; extract from the chunk):\n{inp.context}\n" if inp.context else ""
+    if inp.summarise:
+        context += SUMMARY_REQUEST
     return [
         {"role": "system", "content": SYSTEM.format(fallback_entity=d.fallback_entity_type,
                                                     fallback_relation=d.fallback_relation_type)},
@@ -154,4 +177,6 @@ def render_messages(inp: ExtractionInput) -> list[dict[str, str]]:
     ]
 
 
-PROMPT_HASH = short_hash(PROMPT_VERSION, SYSTEM, USER, json.dumps(ExtractionResponse.model_json_schema(), sort_keys=True))
+PROMPT_HASH = short_hash(PROMPT_VERSION, SYSTEM, USER, SUMMARY_REQUEST,
+                         json.dumps(ExtractionResponse.model_json_schema(), sort_keys=True),
+                         json.dumps(ExtractionWithSummary.model_json_schema(), sort_keys=True))
