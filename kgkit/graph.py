@@ -11,10 +11,14 @@ new values and never change the tables in place.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+import numpy as np
 import pandas as pd
 
 from kgkit.types import short_hash
@@ -111,7 +115,7 @@ def _conform(df: pd.DataFrame, columns: dict[str, str], optional: dict[str, Any]
 def _cell(value: Any) -> Any:
     """A JSON-ready cell: NA -> None, numpy scalars -> Python, tuples -> lists."""
     if isinstance(value, (list, tuple)):
-        return [_cell(v) for v in value]
+        return [v if type(v) is str else _cell(v) for v in value]
     if value is None or value is pd.NA:
         return None
     if isinstance(value, float) and value != value:
@@ -131,6 +135,43 @@ def _column_cells(column: pd.Series) -> list[Any]:
     if kind == "f":
         return [None if v != v else v for v in column.tolist()]
     return [v if v is None or type(v) is str else _cell(v) for v in column.tolist()]
+
+
+def _canonical(value: Any) -> bytes:
+    """The canonical JSON of one value (kgkit.io.dumps_json: sorted keys, UTF-8, no NaN), as bytes."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8")
+
+
+def _column_json(column: pd.Series) -> list[Any]:
+    """A column as cells msgspec encodes to exactly the bytes `_canonical` gives for `_column_cells`: None, str,
+    int, bool and lists of str as they are (msgspec writes them as json.dumps does), floats through
+    float.__repr__ (msgspec would write 1e-05 as 0.00001), anything else through json itself."""
+    if column.dtype.kind == "f" and not isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
+        values = column.to_numpy()
+        if np.isinf(values).any():
+            raise ValueError("Out of range float values are not JSON compliant")
+        text = float.__repr__
+        return [None if v != v else msgspec.Raw(text(v).encode()) for v in values.tolist()]
+    if column.dtype != object:
+        return _column_cells(column)
+    if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):  # str or missing: no Python loop
+        cells = column.tolist()
+        if column.hasnans:
+            for i in np.flatnonzero(column.isna().to_numpy()).tolist():
+                cells[i] = None
+        return cells
+    return [v if v is None or type(v) is str or (type(v) is list and all(type(x) is str for x in v))
+            else msgspec.Raw(_canonical(_cell(v))) for v in column.tolist()]
+
+
+@cache
+def _row_struct(columns: tuple[str, ...]) -> type[msgspec.Struct]:
+    """A msgspec row type whose fields are the columns in sorted order (= json.dumps(sort_keys=True))."""
+    return msgspec.defstruct("Row", [(c, Any) for c in sorted(columns)], gc=False)  # acyclic: no GC walks
+
+
+_ENCODER = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,6 +203,17 @@ class Graph:
             values = [_column_cells(df[c]) for c in cols]
             out[name] = [dict(zip(cols, row)) for row in zip(*values)]
         return out
+
+    def to_json_bytes(self) -> bytes:
+        """The canonical JSON of `to_json_dict()` (kgkit.io.dumps_json, UTF-8), byte for byte, written column
+        at a time: one msgspec row struct per row instead of a dict, floats formatted as json does, meta
+        through json itself. What kgkit.io.save_graph writes (plus a newline)."""
+        out: dict[str, Any] = {"format": "kgkit.graph/1", "meta": msgspec.Raw(_canonical(self.meta))}
+        for name, columns in TABLES.items():
+            df = getattr(self, name)
+            ordered = sorted(columns)
+            out[name] = list(map(_row_struct(tuple(columns)), *(_column_json(df[c]) for c in ordered)))
+        return _ENCODER.encode(dict(sorted(out.items())))
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Graph:

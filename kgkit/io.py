@@ -235,8 +235,9 @@ def save_domain(domain: Domain, path: str | os.PathLike[str]) -> None:
 
 
 def save_graph(graph: Graph, path: str | os.PathLike[str]) -> None:
-    """Write a graph as deterministic JSON (same graph -> byte-identical file)."""
-    write_json(path, graph.to_json_dict())
+    """Write a graph as deterministic JSON (same graph -> byte-identical file): the bytes of
+    ``write_json(path, graph.to_json_dict())``, encoded column-wise (Graph.to_json_bytes)."""
+    atomic_write_bytes(path, graph.to_json_bytes() + b"\n")
 
 
 def load_graph(path: str | os.PathLike[str]) -> Graph:

@@ -175,3 +175,26 @@ def test_a_100k_edge_synthetic_graph_builds():
     assert len(g.relations) == 100_000 and g.relations["support"].sum() == 100_000
     assert len(g.provenance) == 100_000 and g.relations["id"].is_unique
     assert int(g.entities["degree"].sum()) == 200_000
+
+
+def test_saved_bytes_are_the_canonical_json_of_the_tables(tmp_path):
+    """save_graph writes column-wise (Graph.to_json_bytes) the same bytes as json.dumps of to_json_dict."""
+    import numpy as np
+    import pandas as pd
+
+    from kgkit import io
+
+    r = rel("Ada", "Person", "Acme \u2028\x7f\x01 \"q\" \\ é 漢", "Organization", "WORKS_FOR", conf=0.00001)
+    g = build_graph([doc("d1", chunk("d1", 0, [ent("Ada", "Person", 3)], [r]))], domain=DOMAIN)
+    odd = g.entities.assign(confidence=[1e-7, -0.0], community=[np.int64(3), ("a", 1.5, None)],
+                            aliases=[["x", "é"], [1, 2.5e-9]])
+    g = g.replace(entities=odd, meta={"b": [1e-5, 1e16], "a": "é", "n": None})
+    io.save_graph(g, tmp_path / "g.json")
+    assert (tmp_path / "g.json").read_bytes() == (io.dumps_json(g.to_json_dict()) + "\n").encode()
+    assert io.dumps_json(io.load_graph(tmp_path / "g.json").to_json_dict()) == io.dumps_json(g.to_json_dict())
+    with_nan = g.replace(relations=g.relations.assign(confidence=np.nan, evidence=[float("nan")]))
+    assert with_nan.to_json_bytes() == io.dumps_json(with_nan.to_json_dict()).encode()
+    for bad in (g.replace(relations=g.relations.assign(confidence=np.inf)), g.replace(meta={"x": float("inf")})):
+        with pytest.raises(ValueError):
+            bad.to_json_bytes()
+    assert pd.isna(with_nan.relations["evidence"][0])
