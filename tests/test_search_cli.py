@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from kgkit.cli import app
 
 HIT_KEYS = {"rank", "id", "kind", "score", "title", "type", "text", "provenance", "channels", "entities"}
-TOP_KEYS = {"schema", "query", "terms", "filters", "channels", "limit", "offset", "total", "next_offset", "timings_ms", "hits"}
+TOP_KEYS = {"schema", "query", "terms", "filters", "channels", "lookup", "weights", "limit", "offset", "total", "next_offset", "timings_ms", "hits"}
 PROVENANCE_KEYS = {"document_id", "chunk_id", "start", "end", "evidence", "documents"}
 
 

@@ -42,7 +42,8 @@ def test_keyword_and_dense_channels_fuse_by_rank():
     index.add([chunk("k-only", "", "beta zebra zebra"),          # best keyword hit, dense axis beta
                chunk("both", "", "alpha zebra"),                 # keyword 2nd, dense 1st (alpha axis)
                chunk("d-only", "", "alef nothing in common")])  # dense tie with "both", no keyword
-    hits = index.search("alpha zebra", limit=3, channels=("keyword", "dense"))
+    hits = index.search("alpha zebra yak", limit=3, channels=("keyword", "dense"))  # no item has every term
+    assert not hits.attrs["lookup"] and hits.attrs["weights"] == {"keyword": 1.0, "dense": 1.0}
     # both: keyword 1 + dense 1; k-only: keyword 2 + dense 3 (score 0); d-only: dense 2 only
     assert hits["id"].tolist() == ["both", "k-only", "d-only"]
     ranks = hits.set_index("id")[["keyword_rank", "dense_rank"]].to_dict("index")
@@ -52,6 +53,27 @@ def test_keyword_and_dense_channels_fuse_by_rank():
     weighted = SearchIndex(embedder=TableEmbedder(), config=SearchConfig(weights={"keyword": 0.0, "dense": 1.0}))
     weighted.add([chunk("k-only", "", "beta zebra zebra"), chunk("d-only", "", "alpha nothing")])
     assert weighted.search("alpha zebra", channels=("keyword", "dense"))["id"].tolist()[0] == "d-only"
+
+
+def test_lookup_query_is_ranked_by_the_keyword_channel():
+    """A query whose every term some keyword hit has is a lookup: the dense weight is scaled by lookup_dense
+    (0 by default), so a dense-only hit cannot push the exact-word match down."""
+    items = [chunk("x", "", "beta alpha zebra"),  # every query term; dense axis beta
+             chunk("y", "", "alef zebra"),        # one term; dense axis alpha (the query's)
+             chunk("z", "", "alef again")]        # no term; dense axis alpha
+    index = SearchIndex(embedder=TableEmbedder())
+    index.add(items)
+    hits = index.search("alpha zebra", limit=3, channels=("keyword", "dense"))
+    assert hits.attrs["lookup"] and hits.attrs["channels"] == ["keyword"]  # dense weight 0: not run
+    assert hits["id"].tolist() == ["x", "y"] and hits["dense_rank"].isna().all()
+    half = SearchIndex(embedder=TableEmbedder(), config=SearchConfig(lookup_dense=0.5))
+    half.add(items)
+    hits = half.search("alpha zebra", limit=3, channels=("keyword", "dense"))
+    assert hits.attrs["weights"] == {"keyword": 1.0, "dense": 0.5}
+    assert hits["id"].tolist() == ["x", "y", "z"] and hits["dense_rank"].tolist() == [3, 1, 2]
+    plain = SearchIndex(embedder=TableEmbedder(), config=SearchConfig(lookup_dense=1.0))
+    plain.add(items)  # y: keyword 2 + dense 1 beats x: keyword 1 + dense 3
+    assert plain.search("alpha zebra", limit=3, channels=("keyword", "dense"))["id"].tolist() == ["y", "x", "z"]
 
 
 def test_keyword_coordination_prefers_rows_matching_more_terms():

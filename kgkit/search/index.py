@@ -52,12 +52,18 @@ HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "c
 @dataclass(frozen=True)
 class SearchConfig:
     """Fusion settings: channel weights, the RRF constant, how many candidates each channel contributes (the
-    fused list, and so every page, is drawn from those), how many fused hits seed the graph channel."""
+    fused list, and so every page, is drawn from those), how many fused hits seed the graph channel.
+
+    `lookup_dense` scales the dense weight for a lookup: a query whose every term some keyword hit contains
+    (the words are in the index together, so the exact-word channel is trusted; 0 leaves the dense channel out
+    of such a query's fusion, and then it does not run: no query embedding). Measured on the docstrings and
+    MuSiQue sets in bench/RESULTS.md."""
 
     weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 0.5})
     k: float = 60.0
     depth: int = 100
     seed_hits: int = 10
+    lookup_dense: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -261,7 +267,8 @@ class SearchIndex:
                document: str | Sequence[str] | None = None, as_of: str | None = None, limit: int = 10,
                offset: int = 0, channels: Sequence[str] = CHANNELS, mmr_lambda: float | None = None) -> pd.DataFrame:
         """Hits as a DataFrame (HIT_COLUMNS), best first. `df.attrs` holds `total` (fused candidates),
-        `timings_ms` (wall per stage, and `cpu_total`), `terms` and `channels` (those that ran)."""
+        `timings_ms` (wall per stage, and `cpu_total`), `terms`, `channels` (those that ran), `lookup` (some
+        keyword hit has every term) and `weights` (the fusion weights used for each channel that ran)."""
         from kgkit.search.hits import hits_frame
 
         started, cpu_started = time.perf_counter(), time.process_time()
@@ -285,12 +292,18 @@ class SearchIndex:
         depth = self.config.depth  # fixed, so `total` and every page are the same whatever the offset
         ranked: dict[str, list[int]] = {}
         detail: dict[str, dict[int, tuple[int, float]]] = {}
+        weights = dict(self.config.weights)
+        lookup = False
         if "keyword" in channels and terms:
-            rows, scores, _ = self.keyword.search(terms, mask=allowed, limit=depth)
+            rows, scores, matched = self.keyword.search(terms, mask=allowed, limit=depth,
+                                                        pairs=self.keyword.query_pairs(query))
+            lookup = len(matched) > 0 and int(matched.max()) >= len(terms)
+            if lookup:
+                weights["dense"] = weights.get("dense", 1.0) * self.config.lookup_dense
             ranked["keyword"] = rows.tolist()
             detail["keyword"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
             t = lap("keyword", t)
-        if "dense" in channels and self.dense is not None and query.strip() and len(self.dense):
+        if "dense" in channels and self.dense is not None and query.strip() and len(self.dense) and weights["dense"]:
             vector = self.embedder([query[:2000]])[0]  # type: ignore[misc]
             t = lap("embed", t)
             dmask = self.keyword.alive.view() if allowed is None else allowed
@@ -299,7 +312,7 @@ class SearchIndex:
             detail["dense"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
             t = lap("dense", t)
         if "graph" in channels and ranked and self._rows_by_entity:
-            first = rrf(ranked, weights=self.config.weights, k=self.config.k)[: self.config.seed_hits]
+            first = rrf(ranked, weights=weights, k=self.config.k)[: self.config.seed_hits]
             seeds: dict[str, float] = defaultdict(float)
             for row, score in first:
                 for entity in self.items[row].entities:
@@ -311,7 +324,7 @@ class SearchIndex:
             ranked["graph"] = [r for r, _ in pairs]
             detail["graph"] = {r: (i + 1, s) for i, (r, s) in enumerate(pairs)}
             t = lap("graph", t)
-        fused = rrf(ranked, weights=self.config.weights, k=self.config.k)
+        fused = rrf(ranked, weights=weights, k=self.config.k)
         t = lap("fusion", t)
         if mmr_lambda is not None and self.dense is not None and fused:
             pool = fused
@@ -325,5 +338,6 @@ class SearchIndex:
         lap("assemble", t)
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         timings["cpu_total"] = round((time.process_time() - cpu_started) * 1000, 3)
-        frame.attrs.update(total=len(fused), timings_ms=timings, terms=terms, channels=list(ranked))
+        frame.attrs.update(total=len(fused), timings_ms=timings, terms=terms, channels=list(ranked), lookup=lookup,
+                           weights={c: weights.get(c, 1.0) for c in ranked})
         return frame

@@ -60,6 +60,8 @@ def search_json(frame: pd.DataFrame, *, query: str, filters: dict[str, Any], lim
         "terms": frame.attrs.get("terms", []),
         "filters": {k: v for k, v in filters.items() if v},
         "channels": frame.attrs.get("channels", []),
+        "lookup": bool(frame.attrs.get("lookup", False)),
+        "weights": frame.attrs.get("weights", {}),
         "limit": limit,
         "offset": offset,
         "total": total,
