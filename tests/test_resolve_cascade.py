@@ -149,3 +149,51 @@ def test_word_conflicts_and_typos():
     assert token_conflict("milton county", "hamilton county") == ("milton", "hamilton")
     g = _graph([("L:a", "Hamilton County", "Location", 3), ("L:b", "Milton County", "Location", 1)])
     assert all(c.score < ResolveConfig().auto_accept for c in merge_candidates(g))
+
+
+def _mixed_names():
+    import random
+
+    rng = random.Random(3)
+    first = ["Jane", "John", "Joan", "Mary", "Marie", "Jon", "Janet", "Peter", "Petra"]
+    last = ["Smith", "Smyth", "Brown", "Browne", "Garcia", "Gracia"]
+    rows = []
+    for i in range(300):
+        f, la = rng.choice(first), rng.choice(last)
+        name = rng.choice([f"{f} {la}", f"{f[0]}. {la}", la, f"{la}, {f}", f"Dr. {la}", f"{f} {rng.choice('ABC')}. {la}"])
+        rows.append((f"Person:{i}", name, "Person", rng.randint(1, 4)))
+    stems = ["Acme", "Acme Widgets", "Globex", "Global Exports", "Initech", "Intech", "Gist Brocades", "Gistbrocades"]
+    for i in range(300):
+        s = rng.choice(stems)
+        name = rng.choice([s, f"{s} Inc", f"{s} Corp.", f"{s} N.V.", "".join(w[0] for w in s.split()).upper(),
+                           f"{s} Research Institute", f"The {s} Group"])
+        rows.append((f"Organization:{i}", name, "Organization", rng.randint(1, 4)))
+    return rows
+
+
+def test_bulk_prefilter_drops_no_pair_that_full_scoring_keeps():
+    """score_nodes filters LSH pairs in numpy before any per-pair Python: it must keep every pair that
+    scoring every proposed pair in full keeps, with the same score."""
+    from kgkit.resolve.candidates import score_nodes
+    from kgkit.resolve.scoring import score_pair
+
+    idx = build_index(_mixed_names())
+    cfg = idx.config
+    full = {}
+    for pair, blocks in lexical_pairs(idx).items():
+        s, _f, _r = score_pair(idx, *pair, blocks)
+        if s >= cfg.min_score:
+            full[pair] = s
+    assert len(full) > 100
+    assert {p: s.score for p, s in score_nodes(idx).items()} == full
+
+
+def test_trusted_candidate_equals_model_construct():
+    from kgkit.resolve.scoring import MergeCandidate
+
+    values = dict(source="P:a", target="P:b", source_name="A", target_name="B", source_type="P", target_type="P",
+                  score=0.9, step="rule", verdict="unique", features={"x": 1.0}, reasons=("r",))
+    fast, slow = MergeCandidate.trusted(**values), MergeCandidate.model_construct(**values)
+    assert fast == slow and fast.model_dump() == slow.model_dump() and fast.model_fields_set == slow.model_fields_set
+    with pytest.raises(TypeError):
+        MergeCandidate.trusted(source="P:a")

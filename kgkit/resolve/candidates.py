@@ -23,14 +23,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
 from kgkit.embed import Embedder
 from kgkit.resolve.config import ResolveConfig
-from kgkit.resolve.index import NameIndex, build_index, lexical_pairs
-from kgkit.resolve.keys import PERSON_TYPES
-from kgkit.resolve.scoring import GraphContext, MergeCandidate, _floor, _rule_possible, graph_context, score_pair
+from kgkit.resolve.index import NameIndex, build_index, lsh_pair_codes, rule_pairs
+from kgkit.resolve.keys import PERSON_TYPES, acronym, looks_like_acronym, person_parts
+from kgkit.resolve.scoring import (
+    STRING_SCORERS,
+    GraphContext,
+    MergeCandidate,
+    _floor,
+    _squash,
+    graph_context,
+    score_pair,
+)
 from kgkit.stage import stage
 
 _RULES = {"initials", "middle", "surname_only", "legal_form", "acronym"}
@@ -84,34 +92,93 @@ def embedding_neighbours(idx: NameIndex, nodes: Sequence[int], embedder: Embedde
     return out
 
 
+def _contains(sorted_codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values[i] in sorted_codes, for a sorted array (a binary search; np.isin hashes both sides)."""
+    if not len(sorted_codes):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_codes, values), len(sorted_codes) - 1)
+    return sorted_codes[pos] == values
+
+
+def _bulk_strings(idx: NameIndex, a: np.ndarray, b: np.ndarray, scorers: Sequence[Any]) -> list[np.ndarray]:
+    """String scores of node pairs (a[i], b[i]) in one vectorised rapidfuzz call per scorer, in 0..1."""
+    keys = np.asarray(idx.keys, dtype=object)
+    left, right = keys[a].tolist(), keys[b].tolist()
+    out = []
+    for scorer in scorers:
+        v = process.cpdist(left, right, scorer=scorer, workers=1, dtype=np.float64)
+        out.append(v if scorer is JaroWinkler.normalized_similarity else v / 100)
+    return out
+
+
+def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether a name rule could fire for same-type node pairs (a[i], b[i]): a necessary condition, from
+    per-node codes compared in numpy. People: one surname and agreeing first given initials (or no given
+    name: keys.initials_rule), or as many words with the same words sorted or all but one word in place
+    (keys.person_slip). Others: one name up to spacing and legal form, or one an acronym of the other."""
+    codes: dict[object, int] = {}
+
+    def code(value: object) -> int:
+        return codes.setdefault(value, len(codes))
+
+    rows = []
+    for node, key in enumerate(idx.keys):
+        tokens = key.split()
+        given, surname = person_parts(key)
+        drops = [code(("drop", i, *tokens[:i], *tokens[i + 1 :]) if len(tokens) <= 4 else "long")
+                 for i in range(min(len(tokens), 4))]
+        name = idx.node_name(node)
+        own = code(("acr", key)) if " " not in key and looks_like_acronym(name) else -1
+        rows.append((idx.node_types[node] in PERSON_TYPES, code(("s", surname)),
+                     code(("i", given[0][0])) if given else -1, len(tokens), code(("w", *sorted(tokens))),
+                     *drops, *[-2 - node] * (4 - len(drops)), code(("b", _squash(key))), own,
+                     *[code(("acr", x)) if x else -2 for x in (acronym(name), acronym(key))]))
+    f = np.array(rows, dtype=np.int64).T
+    person, surname, initial, words, sorted_words = f[0].astype(bool), f[1], f[2], f[3], f[4]
+    drops, squash, own, acrs = f[5:9], f[9], f[10], f[11:13]
+
+    def same(v: np.ndarray) -> np.ndarray:
+        return v[a] == v[b]
+
+    initials = same(surname) & ((initial[a] < 0) | (initial[b] < 0) | same(initial))
+    slip = same(words) & (same(sorted_words) | (drops[:, a] == drops[:, b]).any(axis=0))
+    acronym_of = ((own[a] >= 0) & (acrs[:, b] == own[a]).any(axis=0)) | ((own[b] >= 0) & (acrs[:, a] == own[b]).any(axis=0))
+    return np.where(person[a] & person[b], initials | slip, same(squash) | acronym_of)
+
+
 def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: Embedder | None = None
                 ) -> dict[tuple[int, int], Scored]:
-    """Scored node pairs above `min_score`, from the lexical blocks and then the embedding neighbours."""
+    """Scored node pairs above `min_score`, from the lexical blocks and then the embedding neighbours.
+
+    Pairs a name rule proposed are scored in full. LSH-only pairs (the bulk: ~1M per 100k names) are first
+    scored on the strings in vectorised rapidfuzz calls; those that cannot reach `min_score` and that no
+    name rule could lift are dropped before any per-pair Python, and the rest get their string features
+    passed in."""
     cfg = idx.config
     scored: dict[tuple[int, int], Scored] = {}
 
-    def add(pair: tuple[int, int], blocks: tuple[str, ...], cosine: float | None = None) -> None:
-        s, f, r = score_pair(idx, pair[0], pair[1], blocks, context, cosine)
+    def add(pair: tuple[int, int], blocks: tuple[str, ...], cosine: float | None = None,
+            strings: tuple[float, float, float, float] | None = None) -> None:
+        s, f, r = score_pair(idx, pair[0], pair[1], blocks, context, cosine, strings)
         if s >= cfg.min_score:
             step = "rule" if set(blocks) & _RULES else ("lsh" if "lsh" in blocks else "embedding")
             scored[pair] = Scored(s, step, f, tuple(r), blocks)
 
-    proposed = sorted(lexical_pairs(idx).items())
-    if proposed:
-        # string similarity of every LSH-only pair in one vectorised call: most cannot reach min_score and
-        # skip the Python rules (pairs a name rule proposed are always scored in full)
-        keys = idx.keys
-        left = [keys[a] for (a, _b), _bl in proposed]
-        right = [keys[b] for (_a, b), _bl in proposed]
-        tsort = process.cpdist(left, right, scorer=fuzz.token_sort_ratio, workers=1) / 100
-        jw = process.cpdist(left, right, scorer=JaroWinkler.normalized_similarity, workers=1)
-        hopeless = (0.6 * tsort + 0.4 * jw) < _floor(cfg, None)
-        for (pair, blocks), skip in zip(proposed, hopeless):
-            if skip and blocks == ("lsh",) and not _rule_possible(
-                    keys[pair[0]], idx.node_name(pair[0]), keys[pair[1]], idx.node_name(pair[1]),
-                    idx.node_types[pair[0]] in PERSON_TYPES and idx.node_types[pair[1]] in PERSON_TYPES):
-                continue
-            add(pair, blocks)
+    n = len(idx.keys)
+    rules = rule_pairs(idx)
+    lsh = lsh_pair_codes(idx)
+    rule_codes = np.array(sorted(a * n + b for a, b in rules), dtype=np.int64)
+    for code, also_lsh in zip(rule_codes.tolist(), _contains(lsh, rule_codes).tolist()):
+        pair = (code // n, code % n)
+        add(pair, (rules[pair], "lsh") if also_lsh else (rules[pair],))
+    lsh = lsh[~_contains(rule_codes, lsh)]
+    a, b = lsh // n, lsh % n
+    tsort, jw = _bulk_strings(idx, a, b, STRING_SCORERS[1::2])
+    keep = ((0.6 * tsort + 0.4 * jw) >= _floor(cfg, None, context is not None)) | _rule_possible_bulk(idx, a, b)
+    a, b, tsort, jw = a[keep], b[keep], tsort[keep], jw[keep]
+    ratio, tset = _bulk_strings(idx, a, b, STRING_SCORERS[0::2])
+    for x, y, *strings in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(), tset.tolist(), jw.tolist()):
+        add((x, y), ("lsh",), strings=tuple(strings))  # type: ignore[arg-type]
     if embedder is not None:
         settled = {q for q, _o, v in verdicts(idx, scored).values() if v == "unique"}
         left = [n for n in range(len(idx.keys)) if n not in settled and not idx.gated[n]]
@@ -156,9 +223,9 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
 
 def _candidate(idx: NameIndex, src: int, dst: int, score: float, step: str, verdict: str,
                features: dict[str, float], reasons: Sequence[str]) -> MergeCandidate:
-    return MergeCandidate.model_construct(source=idx.ids[src], target=idx.ids[dst], source_name=idx.names[src],
-                          target_name=idx.names[dst], source_type=idx.types[src], target_type=idx.types[dst],
-                          score=score, step=step, verdict=verdict, features=features, reasons=tuple(reasons))  # type: ignore[arg-type]
+    return MergeCandidate.trusted(source=idx.ids[src], target=idx.ids[dst], source_name=idx.names[src],
+                                  target_name=idx.names[dst], source_type=idx.types[src], target_type=idx.types[dst],
+                                  score=score, step=step, verdict=verdict, features=features, reasons=tuple(reasons))  # type: ignore[arg-type]
 
 
 def exact_candidates(idx: NameIndex) -> list[MergeCandidate]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 from kgkit.names import normalise_name
 
@@ -143,6 +144,7 @@ def base_key(key: str) -> str:
     return " ".join(tokens)
 
 
+@lru_cache(maxsize=1 << 18)
 def acronym(name: str) -> str:
     """Initials of the significant words of a name ('' for a one-word name).
 
