@@ -66,30 +66,31 @@ class _Growing:
 
 
 class _Postings:
-    """term id -> (rows, term frequencies) for one field; lists while growing, numpy arrays when queried."""
+    """term id -> (rows, tf in each field) over both fields at once; lists while growing, numpy arrays when
+    queried (a row having the term in either field is one entry, so no per-query merge of the fields)."""
 
-    def __init__(self) -> None:
-        self.rows: dict[int, list[int]] = {}
-        self.tfs: dict[int, list[int]] = {}
-        self.frozen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    def __init__(self, fields: int) -> None:
+        self.lists: dict[int, tuple[list[int], ...]] = {}  # term -> (rows, tf field 0, tf field 1, ...)
+        self.frozen: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # term -> (rows, (fields, len) tfs)
+        self.fields = fields
 
-    def add(self, row: int, counts: Counter[int]) -> None:
-        rows, tfs, frozen = self.rows, self.tfs, self.frozen
-        for term, tf in counts.items():
-            posting = rows.get(term)
-            if posting is None:
-                rows[term], tfs[term] = [row], [tf]
-            else:
-                posting.append(row)
-                tfs[term].append(tf)
-                if term in frozen:
-                    del frozen[term]
+    def add(self, row: int, counts: Sequence[Counter[int]]) -> None:
+        lists, frozen = self.lists, self.frozen
+        for term in set().union(*counts):
+            entry = lists.get(term)
+            if entry is None:
+                entry = lists[term] = tuple([] for _ in range(self.fields + 1))
+            elif term in frozen:
+                del frozen[term]
+            entry[0].append(row)
+            for f, c in enumerate(counts, start=1):
+                entry[f].append(c.get(term, 0))
 
     def get(self, term: int) -> tuple[np.ndarray, np.ndarray] | None:
         hit = self.frozen.get(term)
-        if hit is None and term in self.rows:
-            hit = self.frozen[term] = (np.asarray(self.rows[term], dtype=np.int64),
-                                       np.asarray(self.tfs[term], dtype=np.float32))
+        if hit is None and term in self.lists:
+            entry = self.lists[term]
+            hit = self.frozen[term] = (np.asarray(entry[0], dtype=np.int64), np.asarray(entry[1:], dtype=np.float32))
         return hit
 
 
@@ -102,7 +103,7 @@ class KeywordIndex:
         self.weights, self.k1, self.b, self.coord = weights, k1, b, coord
         self.proximity, self.rerank = proximity, rerank
         self.vocab: dict[str, int] = {}
-        self.postings = [_Postings() for _ in FIELDS]
+        self.postings = _Postings(len(FIELDS))
         self.lengths = [_Growing(np.float32) for _ in FIELDS]
         self.total_length = [0.0 for _ in FIELDS]
         self.alive = _Growing(np.bool_, False)
@@ -112,6 +113,8 @@ class KeywordIndex:
         self._pairs = _Growing(np.int64)  # each row's distinct adjacent term pairs (a << 32 | b), sorted
         self._pair_start = _Growing(np.int64)  # row -> its slice of _pairs: [start[row], start[row + 1])
         self._pair_start.append(0)
+        self._scored: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # term -> _term_scores, until a write
+        self._norm_cache: list[np.ndarray] | None = None
 
     def __len__(self) -> int:
         return self.alive.n
@@ -129,14 +132,16 @@ class KeywordIndex:
 
     def add(self, title: str, body: str) -> int:
         """Append a row; returns its number."""
+        self._scored.clear()
+        self._norm_cache = None
         row = self.alive.n
         ids = (self._term_ids(title), self._term_ids(body))
         sequence = np.array(ids[0] + ids[1], dtype=np.int64)
         self._pairs.extend(np.unique((sequence[:-1] << 32) | sequence[1:]))
         self._pair_start.append(self._pairs.n)
         counts = (Counter(ids[0]), Counter(ids[1]))
+        self.postings.add(row, counts)
         for f, c in enumerate(counts):
-            self.postings[f].add(row, c)
             n = float(sum(c.values()))
             self.lengths[f].append(n)
             self.total_length[f] += n
@@ -150,12 +155,46 @@ class KeywordIndex:
         """Take a row out of every statistic and result (its postings stay, masked)."""
         if not self.alive.data[row]:
             return
+        self._scored.clear()
+        self._norm_cache = None
         self.alive.data[row] = False
         self.live -= 1
         for f, c in enumerate(self._counts[row]):
             self.total_length[f] -= float(sum(c.values()))
         self.df.subtract(self._counts[row][0].keys() | self._counts[row][1].keys())
         self._counts[row] = (Counter(), Counter())
+
+    def _norms(self) -> list[np.ndarray]:
+        """Per field, every row's BM25 length normalisation 1 - b + b * length / average (until a write)."""
+        if self._norm_cache is None:
+            averages = [max(total / self.live, 1e-9) for total in self.total_length]
+            self._norm_cache = [1.0 - self.b + self.b * self.lengths[f].view() / avg for f, avg in enumerate(averages)]
+        return self._norm_cache
+
+    def _term_scores(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, BM25F contribution) of one term over every row that has it (retired rows included: the
+        caller masks them). Kept until the next add or retire changes the statistics it depends on."""
+        hit = self._scored.get(term)
+        if hit is not None:
+            return hit
+        posting = self.postings.get(term)
+        if posting is None:
+            rows, tf = np.zeros(0, np.int64), np.zeros(0, np.float32)
+        else:
+            rows, tfs = posting
+            norms = self._norms()
+            tf = np.zeros(len(rows), dtype=np.float32)
+            for f, weight in enumerate(self.weights):
+                if weight:
+                    tf += weight * tfs[f] / norms[f][rows]
+            if not all(self.weights):  # a row with the term only in a weight-0 field does not match it
+                rows, tf = rows[tf > 0], tf[tf > 0]
+        df = self.df[term]
+        idf = math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
+        if len(self._scored) >= 4096:
+            self._scored.clear()
+        hit = self._scored[term] = (rows, idf * tf * (self.k1 + 1.0) / (tf + self.k1))
+        return hit
 
     def search(self, terms: Sequence[str], *, mask: np.ndarray | None = None, limit: int = 100,
                pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -170,28 +209,8 @@ class KeywordIndex:
         scores = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=np.int16)
         for term in ids:
-            df = self.df[term]
-            parts_rows, parts_tf = [], []
-            for f, weight in enumerate(self.weights):
-                posting = self.postings[f].get(term)
-                if posting is None or weight == 0:
-                    continue
-                rows, tf = posting
-                avg = max(self.total_length[f] / self.live, 1e-9)
-                parts_rows.append(rows)
-                parts_tf.append(weight * tf / (1.0 - self.b + self.b * self.lengths[f].data[rows] / avg))
-            if not parts_rows:
-                continue
-            if len(parts_rows) > 1:  # sum the fields' weighted tf per row (a dense scratch beats np.unique)
-                acc = np.zeros(n, dtype=np.float32)
-                for r, v in zip(parts_rows, parts_tf):
-                    acc[r] += v
-                rows = np.flatnonzero(acc)
-                tf = acc[rows]
-            else:
-                rows, tf = parts_rows[0], parts_tf[0]
-            idf = math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
-            scores[rows] += idf * tf * (self.k1 + 1.0) / (tf + self.k1)
+            rows, contribution = self._term_scores(term)
+            scores[rows] += contribution
             matched[rows] += 1
         allowed = self.alive.view() if mask is None else self.alive.view() & mask[:n]
         candidates = np.flatnonzero((matched > 0) & allowed)
