@@ -25,11 +25,11 @@ then resolved by kgkit.temporal (a newer fact invalidates an older one, never de
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import sha256 as _rid
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -43,57 +43,129 @@ from kgkit.stage import stage
 from kgkit.temporal import resolve_conflicts
 from kgkit.types import DocumentExtraction
 
-__all__ = ["LOW_CONFIDENCE", "build_graph", "relation_id"]
-
-_PROV = ["document_id", "chunk_id", "start", "end", "evidence", "extractor_id", "model", "prompt_hash"]
-_CODES = ["dcode", "ccode"]  # document and chunk as integer codes (ranks in sorted-id order, set in _build)
-_ENT_COLS = ["item_id", "ecode", "surface", "type", "confidence", *_PROV, *_CODES]
-_REL_COLS = ["source", "target", "scode", "tcode", "source_name", "target_name", "source_type", "target_type", "type", "predicate",
-             "negated", "confidence", "valid_at", "invalid_at", *_PROV, *_CODES]
+__all__ = ["LOW_CONFIDENCE", "Mentions", "build_graph", "relation_id"]
 
 
-def _mention_rows(extractions: Sequence[DocumentExtraction], domain: Domain) -> tuple[list[tuple], list[tuple], list[str], list[str], list[str]]:
-    """One tuple per entity / relation mention (the only per-mention Python loop; ids memoised per name), and
-    the distinct entity, document and chunk ids: every mention carries their integer codes (list indexes)."""
-    ents: list[tuple] = []
-    rels: list[tuple] = []
-    ids: dict[tuple[str, str], tuple[str, str, int]] = {}
-    codes: dict[str, int] = {}
-    doc_codes: dict[str, int] = {}
-    chunk_codes: dict[str, int] = {}
-    canonical = domain.canonical_names
+@dataclass(frozen=True)
+class Mentions:
+    """What build_graph reads from extractions, as plain rows: for readers that can skip the per-mention
+    records (kgkit.importers.read_siftkg_mentions). Builds the same graph as the DocumentExtractions it
+    stands for (`Mentions.of(extractions)`).
 
-    def ident(name: str, typ: str) -> tuple[str, str, int]:
-        canon = canonical.get(name, name)
-        eid = entity_id(typ, canon)
-        hit = ids[(typ, name)] = (canon, eid, codes.setdefault(eid, len(codes)))
-        return hit
+    - documents: one (id, path, sha256, media_type, chunk count, failed chunk count) per document
+    - extractors: every extractor id of the input, failed chunks included
+    - chunks: one (document_id, chunk_id, extractor_id, model, prompt_hash, entities, relations) per chunk
+      that did not fail, entities as (name, type, confidence, start, end) and relations as (source,
+      source_type, target, target_type, type, predicate, negated, confidence, valid_at, invalid_at, start,
+      end, evidence); start / end are document offsets or None.
+    """
 
+    documents: list[tuple[str, str, str, str, int, int]]
+    extractors: list[str]
+    chunks: list[tuple[Any, ...]]
+
+    @classmethod
+    def of(cls, extractions: Sequence[DocumentExtraction]) -> Mentions:
+        return cls(_documents(extractions), _extractors(extractions), list(_chunk_rows(extractions)))
+
+
+def _documents(extractions: Sequence[DocumentExtraction]) -> list[tuple[str, str, str, str, int, int]]:
+    return [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions]
+
+
+def _extractors(extractions: Sequence[DocumentExtraction]) -> list[str]:
+    return sorted({c.extraction.extractor_id for d in extractions for c in d.chunks})
+
+
+def _chunk_rows(extractions: Sequence[DocumentExtraction]) -> Iterator[tuple[Any, ...]]:
+    """The records as Mentions.chunks rows, lazily (one chunk's rows alive at a time)."""
     for doc in extractions:
         for where in doc.chunks:
             ext = where.extraction
             if ext.error is not None:
                 continue
-            doc_id, chunk_id, off = where.document_id, where.chunk_id, where.chunk_start
-            tail = (ext.extractor_id, ext.model, ext.prompt_hash, doc_codes.setdefault(doc_id, len(doc_codes)),
-                    chunk_codes.setdefault(chunk_id, len(chunk_codes)))
-            for e in ext.entities:
-                name, eid, code = ids.get((e.type, e.name)) or ident(e.name, e.type)
-                span = e.span
-                ents.append((eid, code, name, e.type, e.confidence, doc_id, chunk_id,
-                             None if span is None else span.start + off, None if span is None else span.end + off,
-                             None, *tail))
-            for r in ext.relations:
-                src_name, src, scode = ids.get((r.source_type, r.source)) or ident(r.source, r.source_type)
-                dst_name, dst, tcode = ids.get((r.target_type, r.target)) or ident(r.target, r.target_type)
-                if src == dst:
-                    continue
-                span = r.evidence_span
-                rels.append((src, dst, scode, tcode, src_name, dst_name, r.source_type, r.target_type, r.type, r.predicate,
-                             r.negated, r.confidence, r.valid_at, r.invalid_at, doc_id, chunk_id,
-                             None if span is None else span.start + off, None if span is None else span.end + off,
-                             r.evidence, *tail))
-    return ents, rels, list(codes), list(doc_codes), list(chunk_codes)
+            off = where.chunk_start
+            ents = [(e.name, e.type, e.confidence, None if (s := e.span) is None else s.start + off,
+                     None if s is None else s.end + off) for e in ext.entities]
+            rels = [(r.source, r.source_type, r.target, r.target_type, r.type, r.predicate, r.negated, r.confidence,
+                     r.valid_at, r.invalid_at, None if (s := r.evidence_span) is None else s.start + off,
+                     None if s is None else s.end + off, r.evidence) for r in ext.relations]
+            yield where.document_id, where.chunk_id, ext.extractor_id, ext.model, ext.prompt_hash, ents, rels
+
+
+def _mention_frames(chunks: Iterable[tuple[Any, ...]], domain: Domain) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, list[str], list[str]]:
+    """Entity and relation mention frames from Mentions.chunks rows, and the distinct entity, document and chunk
+    ids the mentions' integer codes index. No Python step per mention: the rows are transposed to columns,
+    each distinct (type, name) is resolved to its entity id once, and chunk-level fields (document, chunk,
+    extractor) are taken per mention by chunk index."""
+    ent_rows: list[tuple] = []
+    rel_rows: list[tuple] = []
+    sizes: list[tuple[int, int]] = []
+    places: list[tuple[str, str, str, str | None, str | None]] = []
+    doc_codes: dict[str, int] = {}
+    chunk_codes: dict[str, int] = {}
+    codes: list[tuple[int, int]] = []
+    for doc_id, chunk_id, extractor_id, model, prompt_hash, chunk_ents, chunk_rels in chunks:
+        places.append((doc_id, chunk_id, extractor_id, model, prompt_hash))
+        codes.append((doc_codes.setdefault(doc_id, len(doc_codes)), chunk_codes.setdefault(chunk_id, len(chunk_codes))))
+        ent_rows += chunk_ents
+        rel_rows += chunk_rels
+        sizes.append((len(chunk_ents), len(chunk_rels)))
+    ne, nr = len(ent_rows), len(rel_rows)
+    ent_cols, rel_cols = _columns(ent_rows, 5), _columns(rel_rows, 13)
+    del ent_rows, rel_rows
+    per_chunk = [_objects(c) for c in _columns(places, 5)]
+    dcode, ccode = (np.array(c, dtype=np.int64).reshape(-1) for c in _columns(codes, 2))
+    counts = np.array(sizes, dtype=np.int64).reshape(-1, 2)
+    ent_chunk = np.repeat(np.arange(len(places)), counts[:, 0])
+    rel_chunk = np.repeat(np.arange(len(places)), counts[:, 1])
+    # entity ids: one canonical-name lookup and one entity_id per distinct (type, name)
+    types = np.concatenate([_objects(ent_cols[1]), _objects(rel_cols[1]), _objects(rel_cols[3])])
+    names = np.concatenate([_objects(ent_cols[0]), _objects(rel_cols[0]), _objects(rel_cols[2])])
+    tcode, tvals = pd.factorize(types, use_na_sentinel=False)
+    ncode, nvals = pd.factorize(names, use_na_sentinel=False)
+    pairs, inverse = np.unique(tcode.astype(np.int64) * max(len(nvals), 1) + ncode, return_inverse=True)
+    canonical = domain.canonical_names
+    canon = _objects([canonical.get(n, n) for n in nvals[pairs % max(len(nvals), 1)].tolist()])
+    pair_ids = _objects([entity_id(t, c) for t, c in zip(tvals[pairs // max(len(nvals), 1)].tolist(), canon.tolist())])
+    pair_code, entity_ids = pd.factorize(pair_ids)
+    code, canon = pair_code[inverse.reshape(-1)].astype(np.int64), canon[inverse.reshape(-1)]
+    ids = np.asarray(entity_ids, dtype=object)[code]
+    doc_col, chunk_col, *tail = per_chunk
+
+    def chunk_fields(at: np.ndarray) -> dict[str, Any]:
+        return {"document_id": _obj(doc_col[at]), "chunk_id": _obj(chunk_col[at]),
+                **{k: _obj(v[at]) for k, v in zip(("extractor_id", "model", "prompt_hash"), tail)},
+                "dcode": dcode[at], "ccode": ccode[at]}
+
+    ents = pd.DataFrame({
+        "item_id": _obj(ids[:ne]), "ecode": code[:ne], "surface": _obj(canon[:ne]), "type": _obj(types[:ne]),
+        "confidence": np.array(ent_cols[2], dtype=float), "start": _obj(ent_cols[3]), "end": _obj(ent_cols[4]),
+        "evidence": _obj(np.full(ne, None, dtype=object)), **chunk_fields(ent_chunk)}, copy=False)
+    src, dst = slice(ne, ne + nr), slice(ne + nr, ne + 2 * nr)
+    keep = code[src] != code[dst]  # a relation from an entity to itself is dropped
+    rels = pd.DataFrame({
+        "source": _obj(ids[src]), "target": _obj(ids[dst]), "scode": code[src], "tcode": code[dst],
+        "source_name": _obj(canon[src]), "target_name": _obj(canon[dst]), "source_type": _obj(types[src]),
+        "target_type": _obj(types[dst]), "type": _obj(rel_cols[4]), "predicate": _obj(rel_cols[5]),
+        "negated": np.array(rel_cols[6], dtype=bool), "confidence": np.array(rel_cols[7], dtype=float),
+        "valid_at": _obj(rel_cols[8]), "invalid_at": _obj(rel_cols[9]), "start": _obj(rel_cols[10]),
+        "end": _obj(rel_cols[11]), "evidence": _obj(rel_cols[12]), **chunk_fields(rel_chunk)}, copy=False)
+    if not keep.all():
+        rels = rels[keep].reset_index(drop=True)
+    return ents, rels, np.asarray(entity_ids, dtype=object), list(doc_codes), list(chunk_codes)
+
+
+def _columns(rows: list[tuple], width: int) -> list[tuple]:
+    """Rows -> columns (one C-level transpose), `width` empty columns when there are no rows."""
+    return list(zip(*rows)) if rows else [()] * width
+
+
+def _objects(values: Any) -> np.ndarray:
+    """A 1-d object array of the values as they are (never a 2-d array of tuples or characters)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 @lru_cache(maxsize=1 << 18)
@@ -102,33 +174,12 @@ def entity_id(entity_type: str, name: str) -> str:
     return _entity_id(entity_type, name)
 
 
-_FLOAT = {"confidence"}
-_BOOL = {"negated"}
-_INT = {"ecode", "scode", "tcode", "dcode", "ccode"}
-
-
 def _obj(values: Any) -> pd.Series:
     """An object Series (pandas 3 would otherwise infer its arrow-backed str dtype, then convert back).
     Lists stay whole cells (aliases), never broadcast."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         return pd.Series(values, dtype=object, copy=False)
     return pd.Series(list(values), dtype=object)
-
-
-def _frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
-    """Rows -> a DataFrame of plain object columns (no per-cell string inference), floats and bools typed."""
-    data: dict[str, Any] = {}
-    for i, name in enumerate(columns):
-        values = list(map(itemgetter(i), rows))  # one column at a time: never every column as tuples at once
-        if name in _FLOAT:
-            data[name] = np.fromiter(values, dtype=float, count=len(rows))
-        elif name in _INT:
-            data[name] = np.fromiter(values, dtype=np.int64, count=len(rows))
-        elif name in _BOOL:
-            data[name] = np.fromiter(values, dtype=bool, count=len(rows))
-        else:
-            data[name] = _obj(values)
-    return pd.DataFrame(data, copy=False)
 
 
 def _swap(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
@@ -297,9 +348,8 @@ def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _relation_mentions(rows: list[tuple], domain: Domain, repair: bool, rank: np.ndarray) -> pd.DataFrame:
-    """Relation mention rows with symmetric types ordered, reversed ones repaired, ids and sorted codes."""
-    rels = _frame(rows, _REL_COLS)
+def _relation_mentions(rels: pd.DataFrame, domain: Domain, repair: bool, rank: np.ndarray) -> pd.DataFrame:
+    """Relation mentions with symmetric types ordered, reversed ones repaired, ids and sorted codes."""
     rels["scode"], rels["tcode"] = rank[rels["scode"].to_numpy()], rank[rels["tcode"].to_numpy()]
     symmetric = [name for name, spec in domain.relation_types.items() if spec.symmetric]
     rels = _swap(rels, (rels["type"].isin(symmetric).to_numpy() & (rels["tcode"] < rels["scode"]).to_numpy()))
@@ -309,10 +359,11 @@ def _relation_mentions(rows: list[tuple], domain: Domain, repair: bool, rank: np
     codes = combined_codes(rels["scode"].to_numpy(), rels["type"].to_numpy(dtype=object), rels["tcode"].to_numpy(),
                            rels["negated"].to_numpy())
     _, first = np.unique(codes, return_index=True)
-    uniques = rels[["source", "type", "target", "negated"]].to_numpy(dtype=object)[first]
-    ids = np.empty(len(uniques), dtype=object)
-    ids[:] = [_rid(f"{s}\x1f{t}\x1f{d}\x1f{'neg' if n else 'pos'}".encode()).hexdigest()[:16] for s, t, d, n in uniques]
-    ids = "rel:" + ids  # the same ids as kgkit.graph.relation_id, without a function call per relation
+    src, typ, dst = (rels[c].to_numpy(dtype=object)[first].tolist() for c in ("source", "type", "target"))
+    polarity = np.where(rels["negated"].to_numpy(bool)[first], "neg", "pos").tolist()
+    # the same ids as kgkit.graph.relation_id, without a function call per relation
+    ids = _objects(["rel:" + _rid(f"{s}\x1f{t}\x1f{d}\x1f{n}".encode()).hexdigest()[:16]
+                    for s, t, d, n in zip(src, typ, dst, polarity)])
     rels["item_id"] = _obj(ids[codes])
     rels["rcode"] = _ranks(ids)[codes]
     return rels
@@ -328,14 +379,14 @@ def _ranks(values: list[str] | np.ndarray) -> np.ndarray:
 
 @stage(version="2")
 def build_graph(
-    extractions: Sequence[DocumentExtraction],
+    extractions: Sequence[DocumentExtraction] | Mentions,
     *,
     domain: Domain,
     learned_at: str | Mapping[str, str] | None = None,
     repair: bool = True,
     resolve: bool = True,
 ) -> Graph:
-    """Merge document extractions into one Graph. Entities without relations are kept.
+    """Merge document extractions (or their Mentions rows) into one Graph. Entities without relations are kept.
 
     - `learned_at` (ISO time, passed in: stages never read the clock) becomes the relations' created_at:
       one time for the whole input, or a mapping document id -> time (a relation gets the earliest time of
@@ -364,27 +415,26 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _build(extractions: Sequence[DocumentExtraction], domain: Domain, learned_at: str | Mapping[str, str] | None,
-           repair: bool) -> Graph:
-    ent_rows, rel_rows, entity_ids, doc_ids, chunk_ids = _mention_rows(extractions, domain)
+def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
+           learned_at: str | Mapping[str, str] | None, repair: bool) -> Graph:
+    if isinstance(extractions, Mentions):
+        doc_rows, extractors, chunks = extractions.documents, extractions.extractors, extractions.chunks
+    else:
+        doc_rows, extractors, chunks = _documents(extractions), _extractors(extractions), _chunk_rows(extractions)
+    ents, rels, entity_ids, doc_ids, chunk_ids = _mention_frames(chunks, domain)
+    del chunks
     places = {"dcode": _ranks(doc_ids), "ccode": _ranks(chunk_ids)}
     rank = _ranks(entity_ids)  # entity code -> position in sorted-id order: codes then sort like ids
     sorted_ids = np.empty(len(entity_ids), dtype=object)
     sorted_ids[rank] = entity_ids
-    ents = _frame(ent_rows, _ENT_COLS)
-    del ent_rows  # the rows are in the frame now: free them before the next big allocation
     ents["ecode"] = rank[ents["ecode"].to_numpy()]
-    rels = _relation_mentions(rel_rows, domain, repair, rank)
+    rels = _relation_mentions(rels, domain, repair, rank)
     for df in (ents, rels):
         for col, ranks in places.items():
             df[col] = ranks[df[col].to_numpy()]
     ents, rels = _dedupe_spans(ents, ["ecode"]), _dedupe_spans(rels, ["rcode"])
-    del rel_rows
-    documents = pd.DataFrame(
-        [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions],
-        columns=["id", "path", "sha256", "media_type", "chunks", "errors"],
-    ).sort_values(["path", "id"], kind="stable")
-    extractors = sorted({c.extraction.extractor_id for d in extractions for c in d.chunks})
+    documents = pd.DataFrame(doc_rows, columns=["id", "path", "sha256", "media_type", "chunks", "errors"]
+                             ).sort_values(["path", "id"], kind="stable")
     meta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors, "builder": "kgkit.build/1"}
     relations = _relations_table(rels, domain, learned_at)
     entities = _entities_table(ents, rels, sorted_ids)

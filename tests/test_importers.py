@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.build import build_graph
-from kgkit.importers import kgkit_type, read_siftkg_extractions, read_siftkg_graph
+from kgkit.build import Mentions, build_graph
+from kgkit.importers import kgkit_type, read_siftkg_extractions, read_siftkg_graph, read_siftkg_mentions
 
 FIXTURES = Path(__file__).parent / "fixtures" / "siftkg"
 HOSTILE = "Bobby \"Tables\" O'Brien <img src=x onerror=alert(1)>"
@@ -62,6 +62,51 @@ def test_imported_extractions_build_a_graph():
     evidence = graph.provenance[graph.provenance["kind"] == "relation"]["evidence"]
     assert evidence.str.contains("DETACH DELETE").any()
     assert set(graph.provenance["extractor_id"]) == {"siftkg:openai/gpt-4o-mini"}
+
+
+def _same_graph_both_ways(folder, **kw):
+    """build_graph on read_siftkg_mentions and on read_siftkg_extractions (and Mentions.of them): same bytes."""
+    dom = io.load_domain("general")
+    records = read_siftkg_extractions(folder, **kw)
+    mentions = read_siftkg_mentions(folder, **kw)
+    built = [build_graph(x, domain=dom, learned_at="2026-01-01") for x in (records, mentions, Mentions.of(records))]
+    saved = {g.to_json_bytes() for g in built}
+    assert len(saved) == 1 and saved.pop() == io.dumps_json(built[0].to_json_dict()).encode()
+    return built[1]
+
+
+def test_mentions_reader_builds_the_same_graph_as_the_records():
+    graph = _same_graph_both_ways(FIXTURES / "extractions")
+    assert len(graph.entities) == 13 and graph.documents.set_index("id").loc["doc:doc_00003", "errors"] == 1
+    _same_graph_both_ways(FIXTURES / "extractions", type_map={"PERSON": "Human"}, domain=io.load_domain("general"))
+
+
+def test_mentions_reader_gives_odd_files_the_record_path(tmp_path):
+    raw = json.loads((FIXTURES / "extractions" / "doc_00001.json").read_text())
+    variants = {
+        "as_is": raw,
+        "int_name": {**raw, "entities": [{**raw["entities"][0], "name": 2006}, *raw["entities"][1:]]},
+        "text_confidence": {**raw, "relations": [{**raw["relations"][0], "confidence": "0.4"}]},
+        "bool_confidence": {**raw, "entities": [{**raw["entities"][0], "confidence": True}]},
+        "no_id": {k: v for k, v in raw.items() if k not in ("document_id", "document_path")},
+        "null_lists": {**raw, "entities": None, "relations": None, "error": ""},
+        "list_evidence": {**raw, "relations": [{**raw["relations"][0], "evidence": ["a", 1]}]},
+        "null_confidence": {**raw, "entities": [{**raw["entities"][0], "confidence": None}]},
+        "missing_name": {**raw, "relations": [{"relation_type": "X", "target_entity": "y"}]},
+        "failed": {**raw, "error": "RateLimitError", "model_used": None},
+    }
+    for name, data in variants.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps({**data, "document_id": data.get("document_id") and name}))
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "nan.json").write_text(json.dumps(raw).replace('"confidence": 0.89,', '"confidence": NaN,', 1))
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(raw).encode())
+    (tmp_path / "latin1.json").write_bytes(json.dumps(raw, ensure_ascii=False).replace("Garcia", "Garc\u00eda").encode("latin-1"))
+    graph = _same_graph_both_ways(tmp_path)
+    errors = {k.removeprefix("doc:"): v for k, v in zip(graph.documents["id"], graph.documents["errors"])}
+    assert {k for k, v in errors.items() if v} == {"broken", "list", "bom", "latin1", "failed", "null_confidence",
+                                                   "missing_name"}
+    assert any(i.endswith(":2006") for i in graph.entities["id"])  # coerced to text, as the record path does
 
 
 def test_graph_data_import_keeps_siftkg_graph():
