@@ -165,3 +165,39 @@ def test_concurrent_single_writes_are_all_durable(tmp_path):
         assert sorted(a["keyword_score"]) == sorted(b["keyword_score"])
         low = min(a["keyword_score"])
         assert set(a["id"][a["keyword_score"] > low]) == set(b["id"][b["keyword_score"] > low])
+
+
+def test_reopen_loads_the_keyword_snapshot_and_scores_like_a_rebuild(tmp_path):
+    emb = HashingEmbedder(dim=64)
+    items = graph_items() + chunks(30)
+    index = SearchIndex.open(tmp_path / "index", embedder=emb)
+    assert index.opened_from == "rows"
+    index.add(items)
+    index.add([replace(items[-3], body="beta now says something else", hash="")])  # a retired row in memory
+    index.remove([items[-5].id])
+    expected = results(index)
+    index.close()  # writes the snapshot, the retired rows left out
+    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    assert reopened.opened_from == "snapshot" and results(reopened) == expected
+    reopened.add(chunks(3, prefix="n", word="beta"))  # grows after loading a snapshot, like any index
+    grown = results(reopened)
+    reopened.close()
+    (tmp_path / "index" / "keyword.npz").unlink()
+    rebuilt = SearchIndex.open(tmp_path / "index", embedder=emb)
+    assert rebuilt.opened_from == "rows" and results(rebuilt) == grown
+    assert (tmp_path / "index" / "keyword.npz").exists()  # saved after the rebuild
+
+
+def test_a_stale_or_broken_snapshot_is_ignored(tmp_path):
+    folder = tmp_path / "index"
+    SearchIndex.open(folder).add(chunks(5))  # rebuild on the next open saves nothing yet: no close
+    first = SearchIndex.open(folder)
+    assert first.opened_from == "rows"
+    writer = SearchIndex.open(folder)
+    assert writer.opened_from == "snapshot"
+    writer.add(chunks(3, prefix="n", word="beta"))  # committed; the snapshot is now a generation behind
+    stale = SearchIndex.open(folder)
+    assert stale.opened_from == "rows" and stale.search("beta")["id"].tolist()[:1] == ["n0"]
+    (folder / "keyword.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    broken = SearchIndex.open(folder)
+    assert broken.opened_from == "rows" and len(broken) == 8

@@ -9,6 +9,12 @@ average lengths count live rows only, so an index grown by adds scores exactly l
 Chosen over SQLite FTS5 and bm25s by measurement (bench/RESULTS.md): FTS5's OR queries scored every matching
 row (p95 36 ms at 100k), bm25s cannot append; here a query touches only the posting lists of its terms.
 
+Columnar: every row appends its distinct terms with their title and body frequencies to flat numpy arrays
+(the forward index, in row order); the inverted index is the same entries sorted by term (stable, so rows
+ascend within a term), and entries appended since the last sort are a short unsorted tail, scanned per query
+term and merged in once it grows. All state is numpy arrays plus the vocabulary, so `state()` / `from_state`
+save and load it without pickling (kgkit.search.store keeps it beside the SQLite file).
+
 >>> k = KeywordIndex()
 >>> k.add("posix.pidfd_open", "Return a file descriptor referring to the process pid.")
 0
@@ -26,7 +32,6 @@ row (p95 36 ms at 100k), bm25s cannot append; here a query touches only the post
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -65,59 +70,46 @@ class _Growing:
         return self.data[: self.n]
 
 
-class _Postings:
-    """term id -> (rows, tf in each field) over both fields at once; lists while growing, numpy arrays when
-    queried (a row having the term in either field is one entry, so no per-query merge of the fields)."""
-
-    def __init__(self, fields: int) -> None:
-        self.lists: dict[int, tuple[list[int], ...]] = {}  # term -> (rows, tf field 0, tf field 1, ...)
-        self.frozen: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # term -> (rows, (fields, len) tfs)
-        self.fields = fields
-
-    def add(self, row: int, counts: Sequence[Counter[int]]) -> None:
-        lists, frozen = self.lists, self.frozen
-        for term in set().union(*counts):
-            entry = lists.get(term)
-            if entry is None:
-                entry = lists[term] = tuple([] for _ in range(self.fields + 1))
-            elif term in frozen:
-                del frozen[term]
-            entry[0].append(row)
-            for f, c in enumerate(counts, start=1):
-                entry[f].append(c.get(term, 0))
-
-    def get(self, term: int) -> tuple[np.ndarray, np.ndarray] | None:
-        hit = self.frozen.get(term)
-        if hit is None and term in self.lists:
-            entry = self.lists[term]
-            hit = self.frozen[term] = (np.asarray(entry[0], dtype=np.int64), np.asarray(entry[1:], dtype=np.float32))
-        return hit
-
-
 class KeywordIndex:
     """BM25F over (title, body). `weights` are the field weights; k1, b the usual BM25 constants; `coord` the
-    exponent of the fraction of query terms a row matches (0 turns it off)."""
+    exponent of the fraction of query terms a row matches (0 turns it off); `proximity` the pair reward's
+    strength over the best `rerank` rows (0 turns it off)."""
 
     def __init__(self, *, weights: tuple[float, float] = (2.0, 1.0), k1: float = 1.2, b: float = 0.75,
                  coord: float = 1.0, proximity: float = 0.5, rerank: int = 30) -> None:
         self.weights, self.k1, self.b, self.coord = weights, k1, b, coord
         self.proximity, self.rerank = proximity, rerank
         self.vocab: dict[str, int] = {}
-        self.postings = _Postings(len(FIELDS))
-        self.lengths = [_Growing(np.float32) for _ in FIELDS]
-        self.total_length = [0.0 for _ in FIELDS]
+        self.df = _Growing(np.int64)  # term id -> live rows containing it in any field
+        # forward index: a row's distinct terms and their title/body frequencies, rows in order
+        self.e_term, self.e_row = _Growing(np.int32), _Growing(np.int32)
+        self.e_tf0, self.e_tf1 = _Growing(np.float32), _Growing(np.float32)
+        self.row_start = _Growing(np.int64)  # row -> its entries [row_start[row], row_start[row + 1])
+        self.row_start.append(0)
+        self.lengths = (_Growing(np.float32), _Growing(np.float32))
         self.alive = _Growing(np.bool_, False)
-        self.live = 0
-        self.df: Counter[int] = Counter()  # live rows containing the term in any field
-        self._counts: list[tuple[Counter[int], ...]] = []
-        self._pairs = _Growing(np.int64)  # each row's distinct adjacent term pairs (a << 32 | b), sorted
-        self._pair_start = _Growing(np.int64)  # row -> its slice of _pairs: [start[row], start[row + 1])
-        self._pair_start.append(0)
+        self._live = 0
+        self.pairs = _Growing(np.int64)  # each row's distinct adjacent term pairs (a << 32 | b), sorted
+        self.pair_start = _Growing(np.int64)  # row -> its slice of pairs
+        self.pair_start.append(0)
+        self._sorted = 0  # entries [0, _sorted) are in the inverted arrays below
+        self._offsets = np.zeros(1, np.int64)  # term -> its first inverted entry (terms known at the last merge)
+        self._inv: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.int32),
+                                                                np.zeros(0, np.int64))  # term, row, entry
         self._scored: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # term -> _term_scores, until a write
         self._norm_cache: list[np.ndarray] | None = None
 
     def __len__(self) -> int:
         return self.alive.n
+
+    @property
+    def live(self) -> int:
+        """Live (not retired) rows."""
+        return self._live
+
+    def _written(self) -> None:
+        self._scored.clear()
+        self._norm_cache = None
 
     def _term_ids(self, text: str) -> list[int]:
         vocab = self.vocab
@@ -126,49 +118,86 @@ class KeywordIndex:
     def query_pairs(self, query: str, *, max_pairs: int = 64) -> np.ndarray:
         """The query's adjacent word pairs (stopwords included) as pair codes; pairs with a word no live row has
         are left out (no row can have them, and the share stays the same after rows are retired)."""
-        ids = [i if i is not None and self.df[i] > 0 else None for i in map(self.vocab.get, tokens(query[:2000]))]
+        df = self.df.view()
+        ids = [i if i is not None and df[i] > 0 else None for i in map(self.vocab.get, tokens(query[:2000]))]
         codes = dict.fromkeys((a << 32) | b for a, b in pairwise(ids) if a is not None and b is not None)
         return np.array(list(codes)[:max_pairs], dtype=np.int64)
 
     def add(self, title: str, body: str) -> int:
         """Append a row; returns its number."""
-        self._scored.clear()
-        self._norm_cache = None
+        self._written()
         row = self.alive.n
-        ids = (self._term_ids(title), self._term_ids(body))
-        sequence = np.array(ids[0] + ids[1], dtype=np.int64)
-        self._pairs.extend(np.unique((sequence[:-1] << 32) | sequence[1:]))
-        self._pair_start.append(self._pairs.n)
-        counts = (Counter(ids[0]), Counter(ids[1]))
-        self.postings.add(row, counts)
-        for f, c in enumerate(counts):
-            n = float(sum(c.values()))
-            self.lengths[f].append(n)
-            self.total_length[f] += n
-        self._counts.append(counts)
-        self.df.update(counts[0].keys() | counts[1].keys())
+        ids0, ids1 = self._term_ids(title), self._term_ids(body)
+        sequence = np.array(ids0 + ids1, dtype=np.int64)
+        self.pairs.extend(np.unique((sequence[:-1] << 32) | sequence[1:]))
+        self.pair_start.append(self.pairs.n)
+        u0, c0 = np.unique(sequence[: len(ids0)], return_counts=True)
+        u1, c1 = np.unique(sequence[len(ids0) :], return_counts=True)
+        terms = np.union1d(u0, u1)
+        tf0, tf1 = np.zeros(len(terms), np.float32), np.zeros(len(terms), np.float32)
+        tf0[np.searchsorted(terms, u0)] = c0
+        tf1[np.searchsorted(terms, u1)] = c1
+        self.e_term.extend(terms)
+        self.e_row.extend(np.full(len(terms), row, dtype=np.int32))
+        self.e_tf0.extend(tf0)
+        self.e_tf1.extend(tf1)
+        self.row_start.append(self.e_term.n)
+        self.lengths[0].append(len(ids0))
+        self.lengths[1].append(len(ids1))
+        while self.df.n < len(self.vocab):
+            self.df.extend(np.zeros(len(self.vocab) - self.df.n, np.int64))
+        self.df.data[terms] += 1
         self.alive.append(True)
-        self.live += 1
+        self._live += 1
         return row
 
     def retire(self, row: int) -> None:
-        """Take a row out of every statistic and result (its postings stay, masked)."""
+        """Take a row out of every statistic and result (its entries stay, masked)."""
         if not self.alive.data[row]:
             return
-        self._scored.clear()
-        self._norm_cache = None
+        self._written()
         self.alive.data[row] = False
-        self.live -= 1
-        for f, c in enumerate(self._counts[row]):
-            self.total_length[f] -= float(sum(c.values()))
-        self.df.subtract(self._counts[row][0].keys() | self._counts[row][1].keys())
-        self._counts[row] = (Counter(), Counter())
+        self._live -= 1
+        self.df.data[self.e_term.data[self.row_start.data[row] : self.row_start.data[row + 1]]] -= 1
+
+    # ----------------------------------------------------------------- inverted view
+
+    def settle(self, *, force: bool = False) -> None:
+        """Merge the unsorted tail of entries into the inverted arrays once it is long (or when forced)."""
+        n = self.e_term.n
+        tail = n - self._sorted
+        if tail == 0 or (not force and tail <= max(4096, self._sorted // 256)):
+            return
+        inv_term, inv_row, inv_entry = self._inv
+        new_entry = self._sorted + np.argsort(self.e_term.data[self._sorted : n], kind="stable")
+        new_term = self.e_term.data[new_entry]
+        at = np.searchsorted(inv_term, new_term, side="right")  # after equal terms: rows stay ascending
+        self._inv = (np.insert(inv_term, at, new_term), np.insert(inv_row, at, self.e_row.data[new_entry]),
+                     np.insert(inv_entry, at, new_entry))
+        self._offsets = np.searchsorted(self._inv[0], np.arange(len(self.vocab) + 1, dtype=np.int32))
+        self._sorted = n
+
+    def _posting(self, term: int) -> np.ndarray:
+        """The entry numbers of `term`, rows ascending."""
+        self.settle()
+        offsets = self._offsets
+        entries = self._inv[2][offsets[term] : offsets[term + 1]] if term + 1 < len(offsets) else self._inv[2][:0]
+        if self._sorted < self.e_term.n:
+            in_tail = np.flatnonzero(self.e_term.data[self._sorted : self.e_term.n] == term) + self._sorted
+            entries = np.concatenate([entries, in_tail])
+        return entries
+
+    # ----------------------------------------------------------------- scoring
 
     def _norms(self) -> list[np.ndarray]:
         """Per field, every row's BM25 length normalisation 1 - b + b * length / average (until a write)."""
         if self._norm_cache is None:
-            averages = [max(total / self.live, 1e-9) for total in self.total_length]
-            self._norm_cache = [1.0 - self.b + self.b * self.lengths[f].view() / avg for f, avg in enumerate(averages)]
+            alive = self.alive.view()
+            norms = []
+            for lengths in self.lengths:
+                avg = max(float(lengths.view()[alive].sum(dtype=np.float64)) / max(self._live, 1), 1e-9)
+                norms.append(1.0 - self.b + self.b * lengths.view() / avg)
+            self._norm_cache = norms
         return self._norm_cache
 
     def _term_scores(self, term: int) -> tuple[np.ndarray, np.ndarray]:
@@ -177,20 +206,17 @@ class KeywordIndex:
         hit = self._scored.get(term)
         if hit is not None:
             return hit
-        posting = self.postings.get(term)
-        if posting is None:
-            rows, tf = np.zeros(0, np.int64), np.zeros(0, np.float32)
-        else:
-            rows, tfs = posting
-            norms = self._norms()
-            tf = np.zeros(len(rows), dtype=np.float32)
-            for f, weight in enumerate(self.weights):
-                if weight:
-                    tf += weight * tfs[f] / norms[f][rows]
-            if not all(self.weights):  # a row with the term only in a weight-0 field does not match it
-                rows, tf = rows[tf > 0], tf[tf > 0]
-        df = self.df[term]
-        idf = math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
+        entries = self._posting(term)
+        rows = self.e_row.data[entries].astype(np.int64)
+        norms = self._norms()
+        tf = np.zeros(len(rows), dtype=np.float32)
+        for weight, tfs, norm in zip(self.weights, (self.e_tf0, self.e_tf1), norms):
+            if weight:
+                tf += weight * tfs.data[entries] / norm[rows]
+        if not all(self.weights):  # a row with the term only in a weight-0 field does not match it
+            rows, tf = rows[tf > 0], tf[tf > 0]
+        df = int(self.df.data[term])
+        idf = math.log(1.0 + (self._live - df + 0.5) / (df + 0.5))
         if len(self._scored) >= 4096:
             self._scored.clear()
         hit = self._scored[term] = (rows, idf * tf * (self.k1 + 1.0) / (tf + self.k1))
@@ -202,9 +228,10 @@ class KeywordIndex:
         `pairs` (from `query_pairs`) turns on the proximity reward for the best `rerank` rows. Ties break by
         row number (older first), so results are deterministic."""
         n = self.alive.n
-        ids = [i for i in (self.vocab.get(t) for t in dict.fromkeys(terms)) if i is not None and self.df[i] > 0]
+        df = self.df.view()
+        ids = [i for i in (self.vocab.get(t) for t in dict.fromkeys(terms)) if i is not None and df[i] > 0]
         empty = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int16))
-        if not ids or self.live == 0:
+        if not ids or self._live == 0:
             return empty
         scores = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=np.int16)
@@ -236,7 +263,7 @@ class KeywordIndex:
         if n < len(rows):  # rows tied with the last one re-scored are re-scored too: row order never matters
             n += int(np.count_nonzero(scores[n:] == scores[n - 1]))
         head, boosted = rows[:n], scores[:n].copy()
-        start, codes = self._pair_start.data, self._pairs.data
+        start, codes = self.pair_start.data, self.pairs.data
         for i, row in enumerate(head):
             mine = codes[start[row] : start[row + 1]]
             found = np.searchsorted(mine, pairs)
@@ -244,3 +271,52 @@ class KeywordIndex:
             boosted[i] *= 1.0 + self.proximity * hits / len(pairs)
         order = np.lexsort((head, -boosted))
         return np.concatenate([head[order], rows[n:]]), np.concatenate([boosted[order], scores[n:]])
+
+    # ----------------------------------------------------------------- saving
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Every array the index needs, for np.savez (no pickling). Retired rows are left out (the rows after
+        them move up), so it describes the live rows only, in order."""
+        self.settle(force=True)
+        keep = self.alive.view()
+        out = {"e_term": self.e_term.view(), "e_tf0": self.e_tf0.view(), "e_tf1": self.e_tf1.view(),
+               "row_start": self.row_start.view(), "pairs": self.pairs.view(), "pair_start": self.pair_start.view(),
+               "len0": self.lengths[0].view(), "len1": self.lengths[1].view(), "inv_entry": self._inv[2]}
+        if not keep.all():
+            entries = keep[self.e_row.view()]
+            for name in ("e_term", "e_tf0", "e_tf1"):
+                out[name] = out[name][entries]
+            out["pairs"] = out["pairs"][np.repeat(keep, np.diff(out["pair_start"]))]
+            for start in ("row_start", "pair_start"):
+                out[start] = np.concatenate([[0], np.cumsum(np.diff(out[start])[keep])])
+            out["len0"], out["len1"] = out["len0"][keep], out["len1"][keep]
+            out["inv_entry"] = np.argsort(out["e_term"], kind="stable")
+        out["inv_entry"] = out["inv_entry"].astype(np.int32 if len(out["e_term"]) < 2**31 else np.int64)
+        if max(out["e_tf0"].max(initial=0), out["e_tf1"].max(initial=0)) < 2**16:  # counts: half the bytes
+            out["e_tf0"], out["e_tf1"] = out["e_tf0"].astype(np.uint16), out["e_tf1"].astype(np.uint16)
+        out["alive"] = np.ones(int(np.count_nonzero(keep)), dtype=np.bool_)
+        out["df"] = self.df.view()
+        out["vocab"] = np.frombuffer("\n".join(self.vocab).encode(), dtype=np.uint8)
+        return out
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray], **settings: object) -> KeywordIndex:
+        """The index `state()` described (settings as for the constructor)."""
+        index = cls(**settings)  # type: ignore[arg-type]
+        words = bytes(state["vocab"]).decode()
+        index.vocab = {w: i for i, w in enumerate(words.split("\n"))} if words else {}
+        for name in ("e_term", "e_tf0", "e_tf1", "alive", "pairs", "df"):
+            getattr(index, name).extend(state[name])
+        index.lengths[0].extend(state["len0"])
+        index.lengths[1].extend(state["len1"])
+        index.row_start.n = index.pair_start.n = 0
+        index.row_start.extend(state["row_start"])
+        index.pair_start.extend(state["pair_start"])
+        rows = index.alive.n
+        index.e_row.extend(np.repeat(np.arange(rows, dtype=np.int32), np.diff(state["row_start"])))
+        entry = np.asarray(state["inv_entry"], dtype=np.int64)
+        index._inv = (index.e_term.data[entry], index.e_row.data[entry], entry)
+        index._offsets = np.searchsorted(index._inv[0], np.arange(len(index.vocab) + 1, dtype=np.int32))
+        index._sorted = len(entry)
+        index._live = int(np.count_nonzero(index.alive.view()))
+        return index

@@ -112,6 +112,8 @@ class SearchIndex:
         self._relation_rows: list[int] = []
         self._adjacency: dict[str, set[str]] | None = None
         self._lock = threading.Lock()  # concurrent writers: the store groups their commits, memory takes turns
+        self._dirty = False  # written since the last keyword snapshot
+        self.opened_from = "memory"  # or, after open: "snapshot" (keyword index loaded) or "rows" (rebuilt)
 
     # ----------------------------------------------------------------- building
 
@@ -129,14 +131,41 @@ class SearchIndex:
         if embedder is not None and not same_model and items:
             vectors = list(index._embed([i.text for i in items]))
             store.write(list(zip(items, vectors)), meta={"embedder": embedder.id})
+            items, vectors, meta = store.load()
         elif embedder is not None and not same_model:
             store.set_meta({"embedder": embedder.id})
+        ids = [i.id for i in items]
+        state = store.load_snapshot(generation=meta.get("generation", 0), ids=ids) if items else None
+        if state is not None:
+            index.keyword = KeywordIndex.from_state(state)
         for item, vector in zip(items, vectors):
-            index._append(item, vector)
+            index._append(item, vector, keyword=state is None)
+        index.opened_from = "snapshot" if state is not None else "rows"
+        if state is None and items:
+            index.save_snapshot()
         return index
 
+    def save_snapshot(self) -> bool:
+        """Write the keyword snapshot beside the store (kgkit.search.store) so the next open skips rebuilding
+        the keyword index. Done by `open` after a rebuild and by `close` after writes; skipped (False) when the
+        live rows in memory are not the stored rows in the stored order (possible after concurrent writers: the
+        next open rebuilds and saves)."""
+        if self.store is None:
+            return False
+        generation, ids = self.store.ids()
+        with self._lock:
+            alive = self.keyword.alive.view()
+            if ids != [item.id for item, live in zip(self.items, alive) if live]:
+                return False
+            self.store.save_snapshot(self.keyword.state(), generation=generation, ids=ids)
+            self._dirty = False
+        return True
+
     def close(self) -> None:
+        """Save the keyword snapshot if there were writes, then close the store."""
         if self.store is not None:
+            if self._dirty:
+                self.save_snapshot()
             self.store.close()
 
     def __len__(self) -> int:
@@ -185,6 +214,8 @@ class SearchIndex:
             for item, vector in zip(fresh, vectors):
                 self._retire(item.id)
                 self._append(item, vector)
+            self.keyword.settle()
+            self._dirty = self._dirty or bool(fresh)
         return {"added": len(fresh) - replaced, "replaced": replaced, "unchanged": unchanged, "removed": 0}
 
     def remove(self, ids: Iterable[str]) -> dict[str, int]:
@@ -195,10 +226,11 @@ class SearchIndex:
         with self._lock:
             for item_id in present:
                 self._retire(item_id)
+            self._dirty = self._dirty or bool(present)
         return {"added": 0, "replaced": 0, "unchanged": 0, "removed": len(present)}
 
-    def _append(self, item: SearchItem, vector: np.ndarray | None) -> None:
-        row = self.keyword.add(item.title, item.body)
+    def _append(self, item: SearchItem, vector: np.ndarray | None, *, keyword: bool = True) -> None:
+        row = self.keyword.add(item.title, item.body) if keyword else len(self.items)
         self.items.append(item)
         self.row_of[item.id] = row
         self._kind.append(KINDS.index(item.kind))

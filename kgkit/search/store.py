@@ -9,6 +9,12 @@ each; a write returns only once its transaction is durable (each commit then cos
 `synchronous="NORMAL"` syncs at checkpoints only: still atomic and crash-safe for the process, but the last
 commits can be lost on power failure. Rows keep insertion order (AUTOINCREMENT), so loading rebuilds the same row order.
 
+Every commit also bumps a `generation` counter in the same transaction. Beside the database, `keyword.npz` is a
+snapshot of the in-memory keyword index (numpy arrays, no pickle) stamped with the generation and the item ids
+it was built from; opening uses it only when both still match the database, so it is a cache: a missing,
+stale, torn or foreign snapshot just means the index is rebuilt from the rows. It is written atomically
+(temporary file, then rename) and not fsynced, since the database alone is the durable state.
+
 >>> import tempfile, pathlib, numpy as np
 >>> from kgkit.search.items import SearchItem
 >>> store = IndexStore(pathlib.Path(tempfile.mkdtemp()) / "index")
@@ -24,6 +30,7 @@ import json
 import os
 import sqlite3
 import threading
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +42,8 @@ from kgkit.search.items import SearchItem
 
 FORMAT = "kgkit.search/1"
 DB_NAME = "search.db"
+SNAPSHOT_NAME = "keyword.npz"
+SNAPSHOT_FORMAT = "kgkit.search.keyword/1"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
@@ -88,15 +97,62 @@ class IndexStore:
         self.write([], meta=values)
 
     def load(self) -> tuple[list[SearchItem], list[np.ndarray | None], dict[str, Any]]:
-        """Every stored item in insertion order, its vector (None if it has none), and the metadata."""
+        """Every stored item in insertion order, its vector (None if it has none), and the metadata, read in
+        one transaction (so `meta["generation"]` is the generation of these rows)."""
         items, vectors = [], []
-        for data, blob, digest in self.conn.execute("SELECT data, vector, hash FROM items ORDER BY row"):
-            fields = json.loads(data)
-            for key in ("documents", "entities"):
-                fields[key] = tuple(fields[key])
-            items.append(SearchItem(**fields, hash=digest))
-            vectors.append(None if blob is None else np.frombuffer(blob, dtype=np.float32))
-        return items, vectors, self.meta()
+        with self._commit_lock:
+            return self._load(items, vectors)
+
+    def _load(self, items: list[SearchItem], vectors: list[np.ndarray | None]
+              ) -> tuple[list[SearchItem], list[np.ndarray | None], dict[str, Any]]:
+        self.conn.execute("BEGIN")
+        try:
+            for data, blob, digest in self.conn.execute("SELECT data, vector, hash FROM items ORDER BY row"):
+                fields = json.loads(data)
+                for key in ("documents", "entities"):
+                    fields[key] = tuple(fields[key])
+                items.append(SearchItem(**fields, hash=digest))
+                vectors.append(None if blob is None else np.frombuffer(blob, dtype=np.float32))
+            meta = self.meta()
+        finally:
+            self.conn.execute("COMMIT")
+        return items, vectors, meta
+
+    def ids(self) -> tuple[int, list[str]]:
+        """The generation and the stored item ids in row order, read in one transaction."""
+        with self._commit_lock:
+            self.conn.execute("BEGIN")
+            try:
+                ids = [i for (i,) in self.conn.execute("SELECT id FROM items ORDER BY row")]
+                generation = self.meta().get("generation", 0)
+            finally:
+                self.conn.execute("COMMIT")
+        return generation, ids
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.folder / SNAPSHOT_NAME
+
+    def save_snapshot(self, arrays: dict[str, np.ndarray], *, generation: int, ids: Sequence[str]) -> None:
+        """Write the keyword snapshot for `generation` and these ids (atomic rename; a cache, not fsynced)."""
+        tmp = self.folder / f".{SNAPSHOT_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
+        stamp = json.dumps({"format": SNAPSHOT_FORMAT, "generation": generation, "ids": list(ids)})
+        with open(tmp, "wb") as fh:
+            np.savez(fh, _stamp=np.frombuffer(stamp.encode(), dtype=np.uint8), **arrays)
+        os.replace(tmp, self.snapshot_path)
+
+    def load_snapshot(self, *, generation: int, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
+        """The snapshot's arrays if it was made for this generation and these ids, else None (also when the
+        file is missing or unreadable)."""
+        try:
+            with np.load(self.snapshot_path, allow_pickle=False) as data:
+                stamp = json.loads(bytes(data["_stamp"]).decode())
+                if (stamp.get("format"), stamp.get("generation"), stamp.get("ids")) != (SNAPSHOT_FORMAT, generation,
+                                                                                        list(ids)):
+                    return None
+                return {k: data[k] for k in data.files if k != "_stamp"}
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return None
 
     def write(self, upserts: Sequence[tuple[SearchItem, np.ndarray | None]], *, remove: Sequence[str] = (),
               meta: dict[str, Any] | None = None, _between_rows: Callable[[int], None] | None = None) -> None:
@@ -155,3 +211,5 @@ class IndexStore:
                         (item.id, item.hash, json.dumps(data, ensure_ascii=False), blob))
         for key, value in (pending.meta or {}).items():
             cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+        cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', CAST(1 + COALESCE("
+                    "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'), 0) AS TEXT))")
