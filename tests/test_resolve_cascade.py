@@ -197,3 +197,42 @@ def test_trusted_candidate_equals_model_construct():
     assert fast == slow and fast.model_dump() == slow.model_dump() and fast.model_fields_set == slow.model_fields_set
     with pytest.raises(TypeError):
         MergeCandidate.trusted(source="P:a")
+
+
+def test_dates_places_and_abbreviations_in_the_match_key():
+    assert match_key("Piper Summit of 2001", "Event") == match_key("2001 Piper Summit", "Event") == "2001 piper summit"
+    assert match_key("Springfield area", "Location") == match_key("Springfield", "Location")
+    assert match_key("Springfield area", "Organization") != match_key("Springfield", "Organization")
+    assert match_key("Oscorp Cap.", "Organization") == match_key("Oscorp Capital", "Organization")
+
+
+def test_qualifier_rule_year_or_kind_word_and_its_margin():
+    g = _graph([("E:a", "Piper Summit", "Event", 1), ("E:b", "2001 Piper Summit", "Event", 3),
+                ("O:a", "Wingtip Vandelay", "Organization", 1), ("O:b", "Wingtip Vandelay Bank", "Organization", 3),
+                ("O:c", "Acme Bank", "Organization", 1), ("O:d", "Acme Group", "Organization", 3)])
+    cands = {frozenset((c.source, c.target)): c for c in merge_candidates(g)}
+    for pair in (("E:a", "E:b"), ("O:a", "O:b")):
+        c = cands[frozenset(pair)]
+        assert c.features.get("rule_qualifier") == 1.0 and c.verdict == "unique" and c.score >= 0.9
+    assert frozenset(("O:c", "O:d")) not in cands or cands[frozenset(("O:c", "O:d"))].score < 0.9
+    two_years = _graph([("E:a", "Piper Summit", "Event", 1), ("E:b", "2001 Piper Summit", "Event", 3),
+                        ("E:c", "Piper Summit of 2005", "Event", 2)])
+    assert {c.verdict for c in merge_candidates(two_years) if "E:a" in (c.source, c.target)} == {"ambiguous"}
+
+
+def test_titles_rank_a_title_and_surname_and_exclude_other_titles():
+    g = _graph([("P:a", "Judge Mark Thompson", "Person", 2), ("P:b", "Mary Thompson", "Person", 2),
+                ("P:c", "Judge Thompson", "Person", 1), ("P:d", "Dr. Thompson", "Person", 1)])
+    cands = {frozenset((c.source, c.target)): c for c in merge_candidates(g)}
+    judge = cands[frozenset(("P:c", "P:a"))]
+    assert judge.features["rule_surname_title"] == 1.0 and judge.score > cands[frozenset(("P:c", "P:b"))].score
+    assert judge.score < ResolveConfig().auto_accept  # a title is evidence for review, not for a merge
+    assert frozenset(("P:d", "P:a")) not in cands  # "Dr." vs a name only written with "Judge"
+    g2 = _graph([("P:a", "Judge Mark Thompson", "Person", 2), ("P:b", "Mary Thompson", "Person", 2),
+                 ("P:e", "Mark Thompson", "Person", 1)])
+    assert [m.entity_id for m in identify(g2, "Judge Thompson", type="Person").matches][:1] == ["P:a"]
+
+
+def test_same_words_in_another_order_are_capped_for_organisations():
+    g = _graph([("O:a", "Wingtip Krusty Group", "Organization", 2), ("O:b", "Krusty Wingtip Group", "Organization", 1)])
+    assert all(c.score < ResolveConfig().auto_accept for c in merge_candidates(g))

@@ -29,7 +29,7 @@ from rapidfuzz.distance import JaroWinkler
 from kgkit.embed import Embedder
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex, build_index, lsh_pair_codes, rule_pairs
-from kgkit.resolve.keys import PERSON_TYPES, acronym, looks_like_acronym, person_parts
+from kgkit.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, person_parts
 from kgkit.resolve.scoring import (
     STRING_SCORERS,
     GraphContext,
@@ -62,7 +62,10 @@ def index_graph(graph: Any, *, config: ResolveConfig = ResolveConfig()) -> NameI
 
 
 def _information(idx: NameIndex, node: int) -> tuple[int, float, int]:
-    return (idx.keys[node].count(" "), float(idx.bits[node]), node)
+    """How much a name says: its words (a person's given names, titles not counted), then its bits."""
+    key = idx.keys[node]
+    words = len(person_parts(key)[0]) if idx.node_types[node] in PERSON_TYPES else key.count(" ")
+    return (words, float(idx.bits[node]), node)
 
 
 def embedding_neighbours(idx: NameIndex, nodes: Sequence[int], embedder: Embedder) -> dict[tuple[int, int], float]:
@@ -115,7 +118,8 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndar
     """Whether a name rule could fire for same-type node pairs (a[i], b[i]): a necessary condition, from
     per-node codes compared in numpy. People: one surname and agreeing first given initials (or no given
     name: keys.initials_rule), or as many words with the same words sorted or all but one word in place
-    (keys.person_slip). Others: one name up to spacing and legal form, or one an acronym of the other."""
+    (keys.person_slip). Others: one name up to spacing and legal form, or up to qualifier words
+    (keys.core_key), or one an acronym of the other."""
     codes: dict[object, int] = {}
 
     def code(value: object) -> int:
@@ -131,11 +135,11 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndar
         own = code(("acr", key)) if " " not in key and looks_like_acronym(name) else -1
         rows.append((idx.node_types[node] in PERSON_TYPES, code(("s", surname)),
                      code(("i", given[0][0])) if given else -1, len(tokens), code(("w", *sorted(tokens))),
-                     *drops, *[-2 - node] * (4 - len(drops)), code(("b", _squash(key))), own,
+                     *drops, *[-2 - node] * (4 - len(drops)), code(("b", _squash(key))), code(("c", core_key(key))), own,
                      *[code(("acr", x)) if x else -2 for x in (acronym(name), acronym(key))]))
     f = np.array(rows, dtype=np.int64).T
     person, surname, initial, words, sorted_words = f[0].astype(bool), f[1], f[2], f[3], f[4]
-    drops, squash, own, acrs = f[5:9], f[9], f[10], f[11:13]
+    drops, squash, core, own, acrs = f[5:9], f[9], f[10], f[11], f[12:14]
 
     def same(v: np.ndarray) -> np.ndarray:
         return v[a] == v[b]
@@ -143,7 +147,7 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndar
     initials = same(surname) & ((initial[a] < 0) | (initial[b] < 0) | same(initial))
     slip = same(words) & (same(sorted_words) | (drops[:, a] == drops[:, b]).any(axis=0))
     acronym_of = ((own[a] >= 0) & (acrs[:, b] == own[a]).any(axis=0)) | ((own[b] >= 0) & (acrs[:, a] == own[b]).any(axis=0))
-    return np.where(person[a] & person[b], initials | slip, same(squash) | acronym_of)
+    return np.where(person[a] & person[b], initials | slip, same(squash) | same(core) | acronym_of)
 
 
 def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: Embedder | None = None

@@ -35,10 +35,19 @@ class ResolveConfig:
       (below `auto_accept`), unless they differ by one misspelt word ("Jon" / "John": scored on the string)
       or hold the same words in another order (`rule_swapped`).
     - `word_conflict_cap`: other names where each side has a word the other lacks and that is no typo of
-      any word there ("Hamilton County" / "Milton County") score at most this.
+      any word there ("Hamilton County" / "Milton County") score at most this; so do other names holding
+      the same words in another order ("Wingtip Krusty Group" / "Krusty Wingtip Group": a moved date is
+      already folded by the match key).
     - `rule_legal_form_differs`: "Acme Inc" / "Acme Corp" (or "X N.V." / "X B.V.") may be two companies, so
       by default they are a proposal for review (below `auto_accept`). Raise it to 0.93 where legal forms
       are noise (e.g. harmonising patent applicants: see bench/RESULTS.md).
+    - `rule_surname_title`: a title and surname ("Judge Thompson") against a full name written elsewhere with
+      that title ("Judge Mark Thompson"): the title is evidence, so this beats a bare surname match
+      (`rule_surname_only`) by more than the margin. `rule_title_conflict`: against a name only ever
+      written with other titles ("Dr. Thompson" / "Judge Mark Thompson"): below `min_score`, dropped.
+    - `rule_qualifier`: one name is the other plus only qualifier words — a year, a kind word, a legal form
+      ("Piper Summit" / "2001 Piper Summit", "Wingtip Vandelay" / "Wingtip Vandelay Bank"); with several
+      such longer names ("2001 ..." and "2005 ...") the margin rule leaves the short one ambiguous.
     - `rule_scores`: the floor a name rule gives a pair (initials, middle initial, surname only, legal form, acronym).
     """
 
@@ -64,6 +73,9 @@ class ResolveConfig:
     rule_legal_form: float = 0.93
     rule_legal_form_differs: float = 0.88
     rule_swapped: float = 0.9
+    rule_qualifier: float = 0.92
+    rule_surname_title: float = 0.85
+    rule_title_conflict: float = 0.75
     person_conflict_cap: float = 0.85
     word_conflict_cap: float = 0.85
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex, query_lsh
-from kgkit.resolve.keys import PERSON_TYPES, base_key, looks_like_acronym, match_key, person_parts
+from kgkit.resolve.keys import PERSON_TYPES, base_key, leading_titles, looks_like_acronym, match_key, person_parts
 from kgkit.resolve.scoring import Verdict, score_names
 
 
@@ -97,7 +97,8 @@ def identify(graph_or_index: Any, name: str, type: str | None = None, *,
     for typ in types:
         key = match_key(name, typ)
         for node in sorted(_proposed(idx, name, key, typ)):
-            s, _f, reasons = score_names(cfg, (key, name, typ), (idx.keys[node], idx.node_name(node), typ))
+            s, _f, reasons = score_names(cfg, (key, name, typ), (idx.keys[node], idx.node_name(node), typ),
+                                         titles=(leading_titles(name), idx.titles[node]))
             if s >= cfg.min_score:
                 scored.append(Match(entity_id=idx.node_id(node), name=idx.node_name(node), type=typ, score=s,
                                     reasons=tuple(reasons)))

@@ -32,6 +32,7 @@ from kgkit.resolve.keys import (
     base_key,
     information_bits,
     initials_rule,
+    leading_titles,
     looks_like_acronym,
     match_key,
     person_parts,
@@ -134,6 +135,7 @@ class NameIndex:
     lsh_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     band_keys: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.uint64))
     type_code: dict[str, int] = field(default_factory=dict)
+    titles: list[frozenset[str]] = field(default_factory=list)  # person titles the node's names are written with
 
     def node_name(self, node: int) -> str:
         return self.names[self.rep[node]]
@@ -172,8 +174,10 @@ def build_index(entities: Iterable[tuple[str, str, str, int]], *, config: Resolv
         typ = idx.node_types[node]
         if typ in PERSON_TYPES:
             idx.by_surname.setdefault((typ, person_parts(key)[1]), []).append(node)
+            idx.titles.append(frozenset().union(*(leading_titles(idx.names[e]) for e in idx.members[node])))
         else:
             idx.by_base.setdefault((typ, base_key(key)), []).append(node)
+            idx.titles.append(frozenset())
         name = idx.node_name(node)
         for acr in {acronym(name), acronym(key)} - {""}:
             idx.by_acronym.setdefault((typ, acr), []).append(node)

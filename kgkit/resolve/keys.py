@@ -30,6 +30,9 @@ from functools import lru_cache
 from kgkit.names import normalise_name
 
 PERSON_TYPES = frozenset({"Person", "PERSON", "person"})
+PLACE_TYPES = frozenset({"Location", "LOCATION", "location", "Place", "PLACE", "GPE", "City", "CITY"})
+PLACE_QUALIFIERS = frozenset({"area", "region", "metro", "vicinity"})
+"""A trailing "area" or "region" after a place name is dropped from a place's key ("Springfield area")."""
 
 TITLES = frozenset(["dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame", "lord", "lady", "judge", "justice", "senator", "sen", "rep", "representative", "gov", "governor", "president", "pres", "detective", "det", "officer", "capt", "captain", "sgt", "lt", "col", "rev", "reverend", "fr", "father", "sister", "brother", "mayor", "chancellor", "minister", "secretary"])
 PERSON_SUFFIXES = frozenset(["phd", "md", "esq", "dds", "mba"])
@@ -47,7 +50,7 @@ ABBREVIATIONS = {
     "univ": "university", "assn": "association", "assoc": "association", "dept": "department",
     "natl": "national", "nat": "national", "mfg": "manufacturing", "tech": "technology", "labs": "laboratories",
     "lab": "laboratory", "ctr": "center", "centre": "center", "svcs": "services", "sys": "systems",
-    "mgmt": "management", "&": "and",
+    "mgmt": "management", "cap": "capital", "&": "and",
 }
 STOPWORDS = frozenset({"of", "the", "and", "for", "&", "de", "der", "van", "la", "le", "du"})
 
@@ -114,7 +117,68 @@ def match_key(name: str, entity_type: str | None = None) -> str:
         kept = [LEGAL_FORMS.get(t, t) for t in kept]
         while len(kept) > 1 and " ".join(kept[-2:]) in COUNTRIES:
             kept = kept[:-2]
+        if entity_type in PLACE_TYPES:
+            while len(kept) > 1 and kept[-1] in PLACE_QUALIFIERS:
+                kept = kept[:-1]
+        kept = _year_first(kept)
     return " ".join(kept)
+
+
+def _year_first(tokens: list[str]) -> list[str]:
+    """A trailing "of 2001" or "2001" becomes a leading year: "Piper Summit of 2001" = "2001 Piper Summit"
+    (the same words; only the date moved). Other words keep their order."""
+    if len(tokens) > 1 and is_year(tokens[-1]):
+        rest = tokens[:-2] if len(tokens) > 2 and tokens[-2] in ("of", "in") else tokens[:-1]
+        return [tokens[-1], *rest]
+    return tokens
+
+
+def qualifier_words(key_a: str, key_b: str) -> tuple[str, ...]:
+    """The words one key adds to the other, in order, when every one of them is a qualifier — a year, a
+    kind word ("Bank", "Group", "Holdings") or a legal form — and the other words agree in order; else ().
+
+    >>> qualifier_words("piper summit", "2001 piper summit"), qualifier_words("wingtip vandelay", "wingtip vandelay bank")
+    (('2001',), ('bank',))
+    >>> qualifier_words("acme bank", "acme group"), qualifier_words("mifflin holdings", "mifflin acme holdings")
+    ((), ())
+    """
+    short, long_ = sorted((key_a.split(), key_b.split()), key=len)
+    if not short or len(short) == len(long_):
+        return ()
+    extra: list[str] = []
+    pos = 0
+    for tok in long_:
+        if pos < len(short) and tok == short[pos]:
+            pos += 1
+        elif is_qualifier(tok):
+            extra.append(tok)
+        else:
+            return ()
+    return tuple(extra) if pos == len(short) else ()
+
+
+def is_qualifier(token: str) -> bool:
+    """A year, a kind word (or its plural) or a legal form: words that qualify a name without naming."""
+    return is_year(token) or token in KIND_WORDS or token.rstrip("s") in KIND_WORDS or token in LEGAL_SUFFIXES
+
+
+def core_key(key: str) -> str:
+    """A key without its qualifier words (keys.is_qualifier): equal core keys are what qualifier_words
+    can pair.
+
+    >>> core_key("2001 piper summit"), core_key("wingtip vandelay bank")
+    ('piper summit', 'wingtip vandelay')
+    """
+    return " ".join(t for t in key.split() if not is_qualifier(t)) or key
+
+
+def is_year(token: str) -> bool:
+    """A four-digit year 1000-2999.
+
+    >>> is_year("2001"), is_year("20011"), is_year("3m")
+    (True, False, False)
+    """
+    return len(token) == 4 and token.isdigit() and token[0] in "12"
 
 
 _PARENS = re.compile(r"\([^)]*\)")
@@ -179,6 +243,20 @@ def information_bits(key: str) -> float:
     n = len(chars)
     entropy = -sum(c / n * math.log2(c / n) for c in counts.values())
     return n * entropy + 0.0  # never -0.0
+
+
+def leading_titles(name: str) -> frozenset[str]:
+    """The titles a person name is written with ("Dr. Jane Smith" -> {"dr"}; "Smith, Dr. Jane" too).
+
+    >>> sorted(leading_titles("Senator Elizabeth Warren")), sorted(leading_titles("Jane Smith"))
+    (['senator'], [])
+    """
+    out = set()
+    for tok in normalise_name(_reorder(name.strip().lstrip("*").strip(), True)).split()[:-1]:
+        if tok not in TITLES:
+            break
+        out.add(tok)
+    return frozenset(out)
 
 
 def person_parts(key: str) -> tuple[tuple[str, ...], str]:

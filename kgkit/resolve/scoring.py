@@ -24,9 +24,13 @@ from kgkit.resolve.keys import (
     PERSON_TYPES,
     acronym,
     base_key,
+    core_key,
     initials_rule,
+    leading_titles,
     looks_like_acronym,
+    person_parts,
     person_slip,
+    qualifier_words,
     token_conflict,
 )
 
@@ -120,14 +124,17 @@ def score_pair(idx: NameIndex, a: int, b: int, blocks: Sequence[str], context: G
         sets = (_node_set(idx, a, context.neighbours), _node_set(idx, b, context.neighbours),
                 _node_set(idx, a, context.documents), _node_set(idx, b, context.documents))
     return score_names(idx.config, (idx.keys[a], idx.node_name(a), idx.node_types[a]),
-                       (idx.keys[b], idx.node_name(b), idx.node_types[b]), blocks, sets, cosine, strings)
+                       (idx.keys[b], idx.node_name(b), idx.node_types[b]), blocks, sets, cosine, strings,
+                       (idx.titles[a], idx.titles[b]))
 
 
 def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, str], blocks: Sequence[str] = (),
                 sets: tuple[frozenset[str], ...] | None = None, cosine: float | None = None,
-                strings: tuple[float, float, float, float] | None = None) -> tuple[float, dict[str, float], list[str]]:
+                strings: tuple[float, float, float, float] | None = None,
+                titles: tuple[frozenset[str], frozenset[str]] | None = None) -> tuple[float, dict[str, float], list[str]]:
     """Score two (match key, name, type) triples; `sets` = (neighbours a, neighbours b, documents a, documents b);
-    `strings` as in score_pair (computed here when None)."""
+    `strings` as in score_pair (computed here when None); `titles`: the person titles each side is written
+    with (keys.leading_titles; from the names when None)."""
     (ka, na, ta), (kb, nb, tb) = a, b
     reasons: list[str] = []
     ratio, tsort, tset, jw = strings if strings is not None else string_features(ka, kb)
@@ -146,6 +153,17 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         reasons.append(f"{label}: {ka!r} ~ {kb!r}")
         # a bare surname ("Smith", "Mr. Smith") says no more than the rule, however alike the strings look
         score = floor if rule == "surname_only" else max(score, floor)
+        if rule == "surname_only":
+            ta_, tb_ = titles if titles is not None else (leading_titles(na), leading_titles(nb))
+            short, other = (ta_, tb_) if not person_parts(ka)[0] else (tb_, ta_)
+            if short and other and short & other:
+                features["rule_surname_title"] = 1.0
+                reasons.append(f"same title ({', '.join(sorted(short & other))}) and surname")
+                score = cfg.rule_surname_title
+            elif short and other:
+                features["title_conflict"] = 1.0
+                reasons.append(f"titles differ ({', '.join(sorted(short))} / {', '.join(sorted(other))})")
+                score = cfg.rule_title_conflict
     elif ta in PERSON_TYPES and tb in PERSON_TYPES and (slip := person_slip(ka, kb)):
         features[f"rule_{slip}"] = 1.0
         label = "one misspelt word" if slip == "typo" else "same words, another order"
@@ -166,10 +184,18 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
             features["rule_legal_form"] = 1.0
             reasons.append(f"same name up to spacing or an omitted legal form: {ka!r} ~ {kb!r}")
             score = max(score, cfg.rule_legal_form)
+    elif ta == tb and (extra := qualifier_words(ka, kb)):
+        features["rule_qualifier"] = 1.0
+        reasons.append(f"one name adds only {' '.join(extra)!r} (a year, kind word or legal form): {ka!r} ~ {kb!r}")
+        score = max(score, cfg.rule_qualifier)
     elif _is_acronym_of(ka, na, kb, nb) or _is_acronym_of(kb, nb, ka, na):
         features["rule_acronym"] = 1.0
         reasons.append(f"acronym: {na!r} ~ {nb!r}")
         score = max(score, cfg.rule_acronym)
+    elif score > cfg.word_conflict_cap and ka != kb and sorted(ka.split()) == sorted(kb.split()):
+        features["word_order"] = 1.0
+        reasons.append(f"same words in another order: {ka!r} / {kb!r} (capped for review)")
+        score = min(score, cfg.word_conflict_cap)
     elif score > cfg.word_conflict_cap and (conflict := token_conflict(ka, kb)) is not None:
         features["word_conflict"] = 1.0
         reasons.append(f"different words {conflict[0]!r} / {conflict[1]!r}, not a typo (capped for review)")
@@ -224,7 +250,7 @@ def _rule_possible(ka: str, na: str, kb: str, nb: str, people: bool) -> bool:
         return ka.rsplit(" ", 1)[-1] == kb.rsplit(" ", 1)[-1] or ka.count(" ") == kb.count(" ")
     if " " not in ka or " " not in kb:
         return True  # acronyms
-    return _squash(ka) == _squash(kb)
+    return _squash(ka) == _squash(kb) or core_key(ka) == core_key(kb)
 
 
 @lru_cache(maxsize=200_000)
