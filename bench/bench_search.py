@@ -137,7 +137,7 @@ def run_kgkit(docs, queries, *, embedder, cache, k=5) -> dict:
     out = {"build_s": build}
     modes = {"keyword": ("keyword",), "hybrid": ("keyword", "dense", "graph")} if embedder else {"keyword": ("keyword",)}
     for mode, channels in modes.items():
-        ranked, walls, cpus, stages = [], [], [], []
+        ranked, walls, cpus, stages, lookups = [], [], [], [], []
         index.search(queries[0]["query"], limit=k, channels=channels)  # warm-up (first call loads the model)
         for q in queries:
             w0, c0 = time.perf_counter(), time.process_time()
@@ -146,7 +146,12 @@ def run_kgkit(docs, queries, *, embedder, cache, k=5) -> dict:
             cpus.append(time.process_time() - c0)
             ranked.append(hits["id"].tolist())
             stages.append(hits.attrs["timings_ms"])
-        out[mode] = {**recall(ranked, queries, texts), **latency(walls, cpus)}
+            lookups.append(bool(hits.attrs.get("lookup")))
+        out[mode] = {**recall(ranked, queries, texts), **latency(walls, cpus), "lookup_share": float(np.mean(lookups))}
+        other = [i for i, lk in enumerate(lookups) if not lk]  # queries the dense channel ran for
+        if other and mode == "hybrid":
+            out[mode].update({f"non_lookup_{key}": v for key, v in
+                              latency([walls[i] for i in other], [cpus[i] for i in other]).items()})
         for stage in ("keyword", "embed", "dense", "graph", "fusion", "assemble"):
             values = [t[stage] / 1000 for t in stages if stage in t]
             if values:
@@ -180,11 +185,34 @@ def run_sage(docs, queries, *, k=5) -> dict | None:
     return out
 
 
+def fsync_probe(n=500, size=300) -> dict:
+    """The disk's floor for durable writes: `n` appends of `size` bytes to a file in bench/out, each followed
+    by os.fsync (p50 / p95 latency, and how many such writes a second one thread gets)."""
+    path = ROOT / "bench" / "out" / f".fsync-probe-{os.getpid()}"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    times = []
+    try:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            t = time.perf_counter()
+            os.write(fd, b"x" * size)
+            os.fsync(fd)
+            times.append(time.perf_counter() - t)
+        total = time.perf_counter() - t0
+    finally:
+        os.close(fd)
+        path.unlink()
+    return {"p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95), "per_s": n / total}
+
+
 def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
-    """Durable single writes: one item per `add` call, each its own committed transaction (synchronous=FULL)."""
+    """Durable single writes: one item per `add` call, each its own committed transaction (synchronous=FULL),
+    from one thread and from 8 and 32 threads (their commits grouped); the fsync floor measured before and after."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from kgkit.search import SearchIndex
 
-    out = {}
+    out = {"fsync_before": fsync_probe()}
     runs = [("full_no_embedder", None, "FULL"), ("normal_no_embedder", None, "NORMAL"),
             ("full_minilm_cached", embedder, "FULL")]
     for label, emb, sync in runs:
@@ -198,17 +226,40 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
                 index.add([item])
             out[label] = n / (time.perf_counter() - t0)
             index.close()
-        if emb is None:  # the same single writes from 8 threads: commits are grouped
-            from concurrent.futures import ThreadPoolExecutor
-
+        for threads in (8, 32) if emb is None else ():  # the same single writes from threads: commits grouped
             with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
                 index = SearchIndex.open(Path(tmp) / "index", synchronous=sync)
                 t0 = time.perf_counter()
-                with ThreadPoolExecutor(8) as pool:
+                with ThreadPoolExecutor(threads) as pool:
                     list(pool.map(lambda item, ix=index: ix.add([item]), kgkit_items(docs[:n])))
-                out[label.replace("no_embedder", "8_threads")] = n / (time.perf_counter() - t0)
+                out[label.replace("no_embedder", f"{threads}_threads")] = n / (time.perf_counter() - t0)
                 index.close()
-    print(f"  kgkit writes/s {json.dumps({k: round(v) for k, v in out.items()})}", flush=True)
+    out["fsync_after"] = fsync_probe()
+    print(f"  kgkit writes/s {json.dumps(out)}", flush=True)
+    return out
+
+
+def open_times(docs) -> dict:
+    """Opening a stored keyword-only index of `docs`: rebuilt from the rows vs loaded from keyword.npz."""
+    from kgkit.search import SearchIndex
+
+    out = {}
+    with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
+        folder = Path(tmp) / "index"
+        index = SearchIndex.open(folder)
+        index.add(kgkit_items(docs))
+        index.close()
+        for label in ("rows", "snapshot"):
+            if label == "rows":
+                (folder / "keyword.npz").unlink()
+            w0, c0 = time.perf_counter(), time.process_time()
+            index = SearchIndex.open(folder)
+            out[f"open_{index.opened_from}_s"] = time.perf_counter() - w0
+            out[f"open_{index.opened_from}_cpu_s"] = time.process_time() - c0
+            index.close()
+        out["snapshot_mb"] = (folder / "keyword.npz").stat().st_size / 1e6
+        out["db_mb"] = (folder / "search.db").stat().st_size / 1e6
+    print(f"  kgkit open n={len(docs)}: {json.dumps({k: round(v, 2) for k, v in out.items()})}", flush=True)
     return out
 
 
@@ -293,16 +344,20 @@ def main() -> None:
         sent = [{k2: v for k2, v in d.items() if k2 != "source"} for d in pool]
         ids = {d["id"] for d in pool}
         qs = [q for q in queries if q["target"] in ids]
-        print(f"docstrings n={size}: {len(qs)} queries", flush=True)
+        print(f"docstrings n={size}: {len(qs)} queries, load {os.getloadavg()}", flush=True)
         report[f"docstrings_{size}"] = {"queries": len(qs), "kgkit": run_kgkit(pool, qs, embedder=embedder, cache=cache)}
         if not args.no_sage and size <= len(docs):
             report[f"docstrings_{size}"]["sage"] = run_sage(sent, qs)
+        if size == max(int(s2) for s2 in args.sizes.split(",")):
+            report[f"docstrings_{size}"]["open"] = open_times(pool)
+        report[f"docstrings_{size}"]["load_after"] = os.getloadavg()
         Path(args.out).write_text(json.dumps(report, indent=2))
     report["writes"] = write_throughput(docs, embedder=embedder, cache=cache)
     if (SHARED / "musique").exists():
         report["musique"] = musique(embedder=embedder, cache=cache, sage=not args.no_sage)
     else:
         print(f"skipped musique: {SHARED}/musique not found")
+    report["load_end"] = os.getloadavg()
     Path(args.out).write_text(json.dumps(report, indent=2))
     print(f"wrote {args.out}")
 
