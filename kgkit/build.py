@@ -309,7 +309,8 @@ def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mappi
     start = rels["start"].astype("float64").fillna(np.inf).to_numpy()
     # within each relation: most confident mention first (its evidence is shown), then document and offset
     order = np.lexsort((start, rels["dcode"].to_numpy(), -conf, code))
-    r = rels.iloc[order]
+    r = rels[["source", "target", "type", "negated", "source_type", "target_type", "predicate", "evidence", "valid_at",
+              "invalid_at", "document_id", "direction_repaired"]].iloc[order]  # only what is read below
     c = code[order]
     starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
     col = {name: r[name].to_numpy()[starts] for name in ("source", "target", "type", "negated", "source_type",
@@ -396,13 +397,13 @@ def build_graph(
     - `resolve` (default on): single-valued relation types are resolved in world/graph time
       (kgkit.temporal.resolve_conflicts): an older fact is invalidated, never deleted.
     """
-    with _gc_paused():
+    with gc_paused():
         graph = _build(extractions, domain, learned_at, repair)
     return resolve_conflicts(graph, domain=domain) if resolve else graph
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building: the build allocates many small acyclic objects
     (mention rows), and each full collection would walk every record of the input (~30% of build time).
     The previous state is restored, also on error."""

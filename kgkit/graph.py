@@ -145,21 +145,30 @@ def _canonical(value: Any) -> bytes:
 
 def _column_json(column: pd.Series) -> list[Any]:
     """A column as cells msgspec encodes to exactly the bytes `_canonical` gives for `_column_cells`: None, str,
-    int, bool and lists of str as they are (msgspec writes them as json.dumps does), floats through
-    float.__repr__ (msgspec would write 1e-05 as 0.00001), anything else through json itself."""
+    int, bool and lists of str as they are (msgspec writes them as json.dumps does), floats as they are when
+    every one is 0 or in [1e-4, 1e16) (where msgspec and float.__repr__ agree), else through float.__repr__
+    (msgspec would write 1e-05 as 0.00001), anything else through json itself."""
     if column.dtype.kind == "f" and not isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
         values = column.to_numpy()
         if np.isinf(values).any():
             raise ValueError("Out of range float values are not JSON compliant")
+        size = np.abs(values[~np.isnan(values)])
+        if ((size == 0) | ((size >= 1e-4) & (size < 1e16))).all():  # here msgspec writes what float.__repr__ does
+            return [None if v != v else v for v in values.tolist()]
         text = float.__repr__
         return [None if v != v else msgspec.Raw(text(v).encode()) for v in values.tolist()]
     if column.dtype != object:
         return _column_cells(column)
-    if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):  # str or missing: no Python loop
+    infer = pd.api.types.infer_dtype
+    if infer(column, skipna=False) == "string":  # every cell a str: no Python loop
+        return column.tolist()
+    kind = infer(column, skipna=True)
+    if kind == "empty":  # every cell missing
+        return [None] * len(column)
+    if kind == "string":  # str or missing
         cells = column.tolist()
-        if column.hasnans:
-            for i in np.flatnonzero(column.isna().to_numpy()).tolist():
-                cells[i] = None
+        for i in np.flatnonzero(column.isna().to_numpy()).tolist():
+            cells[i] = None
         return cells
     return [v if v is None or type(v) is str or (type(v) is list and all(type(x) is str for x in v))
             else msgspec.Raw(_canonical(_cell(v))) for v in column.tolist()]
@@ -204,16 +213,21 @@ class Graph:
             out[name] = [dict(zip(cols, row)) for row in zip(*values)]
         return out
 
-    def to_json_bytes(self) -> bytes:
+    def to_json_bytes(self, end: bytes = b"") -> bytes | bytearray:
         """The canonical JSON of `to_json_dict()` (kgkit.io.dumps_json, UTF-8), byte for byte, written column
         at a time: one msgspec row struct per row instead of a dict, floats formatted as json does, meta
-        through json itself. What kgkit.io.save_graph writes (plus a newline)."""
+        through json itself, then `end`. What kgkit.io.save_graph writes (with end=b"\\n")."""
         out: dict[str, Any] = {"format": "kgkit.graph/1", "meta": msgspec.Raw(_canonical(self.meta))}
         for name, columns in TABLES.items():
             df = getattr(self, name)
             ordered = sorted(columns)
             out[name] = list(map(_row_struct(tuple(columns)), *(_column_json(df[c]) for c in ordered)))
-        return _ENCODER.encode(dict(sorted(out.items())))
+        if not end:
+            return _ENCODER.encode(dict(sorted(out.items())))
+        buffer = bytearray()
+        _ENCODER.encode_into(dict(sorted(out.items())), buffer)
+        buffer += end  # no copy of the whole document for a trailing newline
+        return buffer
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Graph:

@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 import pandas as pd
 
-from kgkit.build import Mentions
+from kgkit.build import Mentions, gc_paused
 from kgkit.domain import Domain
 from kgkit.graph import DOCUMENT_COLUMNS, ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table
 from kgkit.types import (
@@ -187,11 +187,16 @@ def read_siftkg_mentions(folder: str | os.PathLike[str], *, type_map: Mapping[st
     f), ...)`` gives the same graph as ``build_graph(read_siftkg_extractions(f), ...)`` (same bytes once
     saved), without a pydantic record per mention. A file the typed decoder does not accept takes the
     record path (same coercions, same error records)."""
+    with gc_paused():  # many small acyclic rows: no cyclic-GC passes over them while they are made
+        return _read_mentions(_extractions_folder(folder), type_map, domain)
+
+
+def _read_mentions(base: Path, type_map: Mapping[str, str] | None, domain: Domain | None) -> Mentions:
     types: dict[str, str] = {}
     documents: list[tuple[str, str, str, str, int, int]] = []
     extractors: set[str] = set()
     chunks: list[tuple[Any, ...]] = []
-    for path in sorted(_extractions_folder(folder).glob("*.json")):
+    for path in sorted(base.glob("*.json")):
         try:
             data = _DECODE_FILE(path.read_bytes())
         except (OSError, msgspec.MsgspecError):

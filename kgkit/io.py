@@ -54,7 +54,7 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | bytearray, *, durable: bool = True) -> None:
     """Write bytes to path atomically (temp file in the same folder, fsync, rename).
 
     `durable=False` skips the fsync: readers still never see half a file (the rename is atomic), but after a
@@ -237,7 +237,7 @@ def save_domain(domain: Domain, path: str | os.PathLike[str]) -> None:
 def save_graph(graph: Graph, path: str | os.PathLike[str]) -> None:
     """Write a graph as deterministic JSON (same graph -> byte-identical file): the bytes of
     ``write_json(path, graph.to_json_dict())``, encoded column-wise (Graph.to_json_bytes)."""
-    atomic_write_bytes(path, graph.to_json_bytes() + b"\n")
+    atomic_write_bytes(path, graph.to_json_bytes(end=b"\n"))
 
 
 def load_graph(path: str | os.PathLike[str]) -> Graph:
