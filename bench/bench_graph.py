@@ -6,7 +6,9 @@ sift-kg extraction sets written by ../shared/bench/gen_extractions.py.
     .venv/bin/python bench/bench_graph.py --generate 20000 /tmp/n20000   # the same files, in seconds
 
 Each data set is measured in a fresh subprocess, so the peak RSS (ru_maxrss) is that of kgkit alone:
-interpreter + imports + reading the extraction files + the build. `measure_kgkit(extractions_dir) -> dict`
+interpreter + imports + reading the extraction files (kgkit.importers.read_siftkg_mentions) + the build +
+saving graph.json (+ at n <= 5000 a second build from read_siftkg_extractions, checked to give the same
+bytes). `measure_kgkit(extractions_dir) -> dict`
 is the entry point a side-by-side script (kgkit vs sift-kg) imports.
 """
 
@@ -16,50 +18,13 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = Path("/work/shared/bench/gen_extractions.py")
-
-
-def _read_extractions(folder: Path) -> list[Any]:
-    """sift-kg extraction files -> DocumentExtractions: kgkit's importer when it exists, else a small local
-    converter (one chunk per document, UPPER_SNAKE types -> Title case)."""
-    try:
-        from kgkit.importers import read_siftkg_extractions  # written in parallel (issue 4, sift-kg import)
-    except ImportError:
-        return _convert(folder)
-    return read_siftkg_extractions(folder)
-
-
-def _convert(folder: Path) -> list[Any]:
-    from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
-
-    base = folder / "extractions" if (folder / "extractions").is_dir() else folder
-    out = []
-    for path in sorted(base.glob("*.json")):
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        if raw.get("error"):
-            continue
-        typ = {}
-        ents = []
-        for e in raw["entities"]:
-            t = e["entity_type"].replace("_", " ").title().replace(" ", "")
-            typ.setdefault(e["name"].casefold(), t)
-            ents.append(ExtractedEntity(name=e["name"], type=t, confidence=e["confidence"],
-                                        attributes={k: str(v) for k, v in e.get("attributes", {}).items()}))
-        rels = [ExtractedRelation(source=r["source_entity"], source_type=typ.get(r["source_entity"].casefold(), "Other"),
-                                  target=r["target_entity"], target_type=typ.get(r["target_entity"].casefold(), "Other"),
-                                  type=r["relation_type"], confidence=r["confidence"], evidence=r.get("evidence"))
-                for r in raw["relations"]]
-        te = TextExtraction(extractor_id=f"sift-kg:{raw.get('model_used', '')}", quality="imported",
-                            model=raw.get("model_used"), entities=tuple(ents), relations=tuple(rels))
-        doc_id = raw["document_id"]
-        out.append(DocumentExtraction(document_id=doc_id, path=raw.get("document_path", doc_id),
-                                      chunks=(ChunkExtraction(chunk_id=f"{doc_id}#0", document_id=doc_id, extraction=te),)))
-    return out
 
 
 def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -> dict[str, Any]:
@@ -69,25 +34,40 @@ def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -
     from kgkit import io
     from kgkit.build import build_graph
     from kgkit.communities import assign_communities, detect_communities
+    from kgkit.importers import read_siftkg_extractions, read_siftkg_mentions
     from kgkit.topology import neighbourhood, topology
 
     figures: dict[str, Any] = {"dataset": str(folder)}
     dom = io.load_domain(domain)
-    t = time.perf_counter()
-    extractions = _read_extractions(folder)
-    figures["read_s"] = round(time.perf_counter() - t, 3)
-    figures["rss_after_read_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    figures["documents"] = len(extractions)
     t, cpu = time.perf_counter(), time.process_time()
-    graph = build_graph(extractions, domain=dom, learned_at="2026-01-01T00:00:00Z")
+    mentions = read_siftkg_mentions(folder)
+    figures["read_s"] = round(time.perf_counter() - t, 3)
+    figures["read_cpu_s"] = round(time.process_time() - cpu, 3)
+    figures["rss_after_read_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    figures["documents"] = len(mentions.documents)
+    t, cpu = time.perf_counter(), time.process_time()
+    graph = build_graph(mentions, domain=dom, learned_at="2026-01-01T00:00:00Z")
     figures["build_s"] = round(time.perf_counter() - t, 3)
     figures["build_cpu_s"] = round(time.process_time() - cpu, 3)
     figures["entities"], figures["relations"] = len(graph.entities), len(graph.relations)
     figures["rss_after_build_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    if len(extractions) <= 5000:  # a second graph and two JSON forms at once would dominate the peak at n20000
-        again = build_graph(list(reversed(extractions)), domain=dom, learned_at="2026-01-01T00:00:00Z")
-        figures["build_deterministic"] = io.dumps_json(again.to_json_dict()) == io.dumps_json(graph.to_json_dict())
-        del again
+    del mentions
+    with tempfile.TemporaryDirectory() as tmp:
+        t, cpu = time.perf_counter(), time.process_time()
+        io.save_graph(graph, Path(tmp) / "graph.json")  # what `kgkit build` writes (fsync'ed)
+        figures["save_s"] = round(time.perf_counter() - t, 3)
+        figures["save_cpu_s"] = round(time.process_time() - cpu, 3)
+        saved = (Path(tmp) / "graph.json").read_bytes()
+    figures["read_build_save_s"] = round(figures["read_s"] + figures["build_s"] + figures["save_s"], 3)
+    figures["read_build_save_cpu_s"] = round(figures["read_cpu_s"] + figures["build_cpu_s"] + figures["save_cpu_s"], 3)
+    figures["rss_after_save_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if figures["documents"] <= 5000:  # the record path holds ~8x the memory of Mentions: too much at n20000
+        # the same files through pydantic records, in reverse order: the same bytes as the Mentions build
+        records = list(reversed(read_siftkg_extractions(folder)))
+        again = build_graph(records, domain=dom, learned_at="2026-01-01T00:00:00Z")
+        figures["same_bytes_from_records_reversed"] = again.to_json_bytes(end=b"\n") == saved
+        del again, records
+    del saved
     t, cpu = time.perf_counter(), time.process_time()
     comms = detect_communities(graph, seed=0)
     figures["communities_s"] = round(time.perf_counter() - t, 3)
@@ -99,9 +79,6 @@ def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -
     figures["topology_s"] = round(time.perf_counter() - t, 3)
     figures["topology_cpu_s"] = round(time.process_time() - cpu, 3)
     figures["bridges_total"] = topo["bridges"]["total"]
-    # a query process holds a graph, not the extraction records: free them, so a cyclic-GC pass over 1.5 GB
-    # of pydantic objects (n20000) does not land inside a timed query
-    del extractions
     import gc
 
     gc.collect()
@@ -119,10 +96,6 @@ def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -
     figures["query_median_ms"] = round(1000 * statistics.median(times), 2)
     figures["query_max_ms"] = round(1000 * max(times), 2)
     figures["queries"] = len(times)
-    figures["rss_before_json_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    t = time.perf_counter()
-    graph.to_json_dict()  # what io.save_graph serialises (graph.json rows as dicts)
-    figures["to_json_s"] = round(time.perf_counter() - t, 3)
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return figures
 

@@ -198,3 +198,8 @@ def test_saved_bytes_are_the_canonical_json_of_the_tables(tmp_path):
         with pytest.raises(ValueError):
             bad.to_json_bytes()
     assert pd.isna(with_nan.relations["evidence"][0])
+    plain = build_graph([doc("d1", chunk("d1", 0, [ent("Ada", "Person"), ent("Bob", "Person")], [r]))], domain=DOMAIN)
+    holes = plain.replace(entities=plain.entities.assign(name=["x", pd.NA, np.nan][:len(plain.entities)],
+                                                         confidence=[0.5, 1e15, 0.25][:len(plain.entities)]))
+    for graph in (plain, holes):
+        assert graph.to_json_bytes(end=b"\n") == (io.dumps_json(graph.to_json_dict()) + "\n").encode()
