@@ -236,3 +236,34 @@ def test_titles_rank_a_title_and_surname_and_exclude_other_titles():
 def test_same_words_in_another_order_are_capped_for_organisations():
     g = _graph([("O:a", "Wingtip Krusty Group", "Organization", 2), ("O:b", "Krusty Wingtip Group", "Organization", 1)])
     assert all(c.score < ResolveConfig().auto_accept for c in merge_candidates(g))
+
+
+@pytest.mark.parametrize("a, b", [
+    ("* N.V.PHILIPS' GLOEILAMPENFABRIEKEN", "N.V. Philips' Gloeilampenfabrieken"),
+    ("NAAMLOZE VENNOOTSCHAP NUTRICIA, ZOETERMEER", "N.V. Nutricia"), ("N.V.NUTRICIA", "Nutricia N.V."),
+    ("D S M N. V.", "DSM N.V."), ("HOECHST AKTIENGESELLSCHAFT", "Hoechst AG"), ("UNILEVER P.L.C.", "Unilever PLC"),
+])
+def test_legal_form_spelling_spacing_and_a_place_after_a_comma(a, b):
+    assert match_key(a, "Organization") == match_key(b, "Organization")
+
+
+def test_glued_legal_form_royal_predicate_and_transposed_letters():
+    g = _graph([("O:a", "Unilever N.V.", "Organization", 5), ("O:b", "UNILEVERNV", "Organization", 1),
+                ("O:c", "DSM N.V.", "Organization", 5), ("O:d", "Koninklijke DSM N.V.", "Organization", 1),
+                ("O:e", "Akzo Nobel N.V.", "Organization", 5), ("O:f", "AKZO NOBLE N.V.", "Organization", 1)])
+    merged = {frozenset((c.source, c.target)) for c in merge_candidates(g) if c.verdict == "unique" and c.score >= 0.9}
+    assert {frozenset(p) for p in (("O:a", "O:b"), ("O:c", "O:d"), ("O:e", "O:f"))} <= merged
+
+
+def test_a_rival_linked_to_the_best_through_another_spelling_is_not_a_runner_up():
+    # "Philips Electronic" is no direct match of "Philips Electronics Nv" here, but both spell
+    # "Philips Electronics": the query's best stays unique; "J. Smith" between two Smiths stays ambiguous
+    g = _graph([("O:a", "Koninklijke Philips Electronics N.V.", "Organization", 9),
+                ("O:b", "Koninklijke Philips Electronics", "Organization", 2),
+                ("O:c", "Koninklijke Phillips Electronic", "Organization", 1),
+                ("O:q", "Koninklijke Philips Electronics Nv.", "Organization", 1),
+                ("P:a", "J. Smith", "Person", 1), ("P:b", "John Smith", "Person", 3), ("P:c", "Jane Smith", "Person", 3),
+                ("P:d", "J. A. Smith", "Person", 1)])
+    cands = merge_candidates(g)
+    assert {c.verdict for c in cands if "P:a" in (c.source, c.target)} == {"ambiguous"}
+    assert all(c.verdict == "unique" for c in cands if c.source_type == "Organization" and c.score >= 0.95)

@@ -29,19 +29,18 @@ from rapidfuzz.distance import JaroWinkler
 from kgkit.embed import Embedder
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex, build_index, lsh_pair_codes, rule_pairs
-from kgkit.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, person_parts
+from kgkit.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, person_parts, squash_key
 from kgkit.resolve.scoring import (
     STRING_SCORERS,
     GraphContext,
     MergeCandidate,
     _floor,
-    _squash,
     graph_context,
     score_pair,
 )
 from kgkit.stage import stage
 
-_RULES = {"initials", "middle", "surname_only", "legal_form", "acronym"}
+_RULES = {"initials", "middle", "surname_only", "legal_form", "qualifier", "acronym"}
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,7 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndar
         own = code(("acr", key)) if " " not in key and looks_like_acronym(name) else -1
         rows.append((idx.node_types[node] in PERSON_TYPES, code(("s", surname)),
                      code(("i", given[0][0])) if given else -1, len(tokens), code(("w", *sorted(tokens))),
-                     *drops, *[-2 - node] * (4 - len(drops)), code(("b", _squash(key))), code(("c", core_key(key))), own,
+                     *drops, *[-2 - node] * (4 - len(drops)), code(("b", squash_key(key))), code(("c", core_key(key))), own,
                      *[code(("acr", x)) if x else -2 for x in (acronym(name), acronym(key))]))
     f = np.array(rows, dtype=np.int64).T
     person, surname, initial, words, sorted_words = f[0].astype(bool), f[1], f[2], f[3], f[4]
@@ -209,12 +208,23 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
         hit = scored.get((x, y) if x < y else (y, x))
         return hit is not None and hit.score >= close and idx.node_types[x] == idx.node_types[y]
 
+    def spelling(n: int, other: int, query: int) -> bool:
+        """n is another spelling of other: linked to it, or to a spelling of it other than the query."""
+        if linked(n, other):
+            return True
+        for score, w in ranked[n]:
+            if score < close:
+                return False
+            if w != query and w != other and linked(w, other) and idx.node_types[w] == idx.node_types[n]:
+                return True
+        return False
+
     out = {}
     for (a, b), s in scored.items():
         query, other = (a, b) if _information(idx, a) <= _information(idx, b) else (b, a)
         runner_up = 0.0
         for score, n in ranked[query]:
-            if n != other and not linked(n, other):
+            if n != other and not spelling(n, other, query):
                 runner_up = score
                 break
             if score < s.score - idx.config.margin:

@@ -27,7 +27,15 @@ from pydantic import BaseModel, ConfigDict
 
 from kgkit.resolve.config import ResolveConfig
 from kgkit.resolve.index import NameIndex, query_lsh
-from kgkit.resolve.keys import PERSON_TYPES, base_key, leading_titles, looks_like_acronym, match_key, person_parts
+from kgkit.resolve.keys import (
+    PERSON_TYPES,
+    core_key,
+    leading_titles,
+    looks_like_acronym,
+    match_key,
+    person_parts,
+    squash_key,
+)
 from kgkit.resolve.scoring import Verdict, score_names
 
 
@@ -63,7 +71,8 @@ def _proposed(idx: NameIndex, name: str, key: str, typ: str) -> set[int]:
     if typ in PERSON_TYPES:
         nodes |= set(idx.by_surname.get((typ, person_parts(key)[1]), []))
     else:
-        nodes |= set(idx.by_base.get((typ, base_key(key)), []))
+        nodes |= set(idx.by_base.get((typ, squash_key(key)), [])) | set(idx.by_core.get((typ, core_key(key)), []))
+        nodes |= set(idx.by_base.get((typ, squash_key(core_key(key))), []))
     if looks_like_acronym(name):
         nodes |= set(idx.by_acronym.get((typ, key), []))
     return nodes

@@ -30,6 +30,7 @@ from kgkit.resolve.keys import (
     PERSON_TYPES,
     acronym,
     base_key,
+    core_key,
     information_bits,
     initials_rule,
     leading_titles,
@@ -37,6 +38,7 @@ from kgkit.resolve.keys import (
     match_key,
     person_parts,
     shingles,
+    squash_key,
 )
 
 
@@ -131,7 +133,8 @@ class NameIndex:
     by_alias: dict[str, list[int]] = field(default_factory=dict)  # alias key -> entities
     by_surname: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     by_acronym: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    by_base: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (type, key without legal form)
+    by_base: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (type, squash_key: no legal form, spaces)
+    by_core: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (type, key without qualifiers)
     lsh_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     band_keys: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.uint64))
     type_code: dict[str, int] = field(default_factory=dict)
@@ -176,7 +179,9 @@ def build_index(entities: Iterable[tuple[str, str, str, int]], *, config: Resolv
             idx.by_surname.setdefault((typ, person_parts(key)[1]), []).append(node)
             idx.titles.append(frozenset().union(*(leading_titles(idx.names[e]) for e in idx.members[node])))
         else:
-            idx.by_base.setdefault((typ, base_key(key)), []).append(node)
+            idx.by_base.setdefault((typ, squash_key(key)), []).append(node)
+            if core_key(key) != base_key(key):
+                idx.by_core.setdefault((typ, core_key(key)), []).append(node)
             idx.titles.append(frozenset())
         name = idx.node_name(node)
         for acr in {acronym(name), acronym(key)} - {""}:
@@ -226,7 +231,8 @@ def lsh_pairs(idx: NameIndex) -> set[tuple[int, int]]:
 
 
 def rule_pairs(idx: NameIndex) -> dict[tuple[int, int], str]:
-    """Node pairs from the name rules: person initials / middle names / surname only, legal form, acronyms."""
+    """Node pairs from the name rules: person initials / middle names / surname only, legal form, qualifier
+    words (keys.core_key: a year, kind word, legal form or royal predicate anywhere), acronyms."""
     out: dict[tuple[int, int], str] = {}
     cap = idx.config.max_bucket * 4
     for nodes in idx.by_surname.values():
@@ -252,11 +258,14 @@ def rule_pairs(idx: NameIndex) -> dict[tuple[int, int], str]:
                     rule = initials_rule(parts[group[x]], parts[group[y]])
                     if rule:
                         out[(a, b)] = rule
-    for nodes in idx.by_base.values():
-        if 2 <= len(nodes) <= idx.config.max_bucket:
-            for x in range(len(nodes)):
-                for y in range(x + 1, len(nodes)):
-                    out.setdefault((nodes[x], nodes[y]), "legal_form")
+    for block, rule in ((idx.by_base, "legal_form"), (idx.by_core, "qualifier")):
+        for key, nodes in block.items():
+            if rule == "qualifier":
+                nodes = sorted({*nodes, *idx.by_base.get((key[0], squash_key(key[1])), [])})  # the core name itself too
+            if 2 <= len(nodes) <= idx.config.max_bucket:
+                for x in range(len(nodes)):
+                    for y in range(x + 1, len(nodes)):
+                        out.setdefault((nodes[x], nodes[y]), rule)
     for node, key in enumerate(idx.keys):
         if " " in key or not looks_like_acronym(idx.node_name(node)):
             continue

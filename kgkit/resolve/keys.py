@@ -37,10 +37,16 @@ PLACE_QUALIFIERS = frozenset({"area", "region", "metro", "vicinity"})
 TITLES = frozenset(["dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame", "lord", "lady", "judge", "justice", "senator", "sen", "rep", "representative", "gov", "governor", "president", "pres", "detective", "det", "officer", "capt", "captain", "sgt", "lt", "col", "rev", "reverend", "fr", "father", "sister", "brother", "mayor", "chancellor", "minister", "secretary"])
 PERSON_SUFFIXES = frozenset(["phd", "md", "esq", "dds", "mba"])
 LEGAL_FORMS = {"incorporated": "inc", "corporation": "corp", "company": "co",
-               "companies": "co", "limited": "ltd", "naamloze vennootschap": "nv", "besloten vennootschap": "bv"}
+               "companies": "co", "limited": "ltd", "naamloze vennootschap": "nv", "besloten vennootschap": "bv",
+               "aktiengesellschaft": "ag", "societe anonyme": "sa", "gesellschaft mit beschrankter haftung": "gmbh"}
 """Spelled-out legal forms -> their canonical short form (kept in the key: "Acme Inc" and "Acme Corp" may
 be two companies; names that differ only in legal form are paired by the `legal_form` rule instead)."""
 LEGAL_SUFFIXES = frozenset(["inc", "corp", "co", "ltd", "llc", "llp", "plc", "gmbh", "ag", "sa", "nv", "bv", "srl", "spa", "pty", "lp", "sarl", "se", "kk", "oy", "ab", "cie"])
+ROYAL_PREDICATES = frozenset(["koninklijke", "koninkl", "kgl", "kongelige"])
+"""A royal predicate granted to a company ("Koninklijke Philips" is Philips): a qualifier, not a name word."""
+GLUED_LEGAL_FORMS = ("gmbh", "nv", "bv", "ltd", "llc", "plc")
+"""Legal forms that may be glued to the name ("UNILEVERNV", "...INDUSTRIESB.V."): comparing names without
+spaces (`squash`) drops one of these from the end when at least four letters remain."""
 KIND_WORDS = frozenset(["group", "bank", "foundation", "institute", "capital", "holding", "partner", "association", "university", "laboratory", "system", "service", "industry", "technology", "fund", "trust", "agency", "council", "center", "society", "hospital", "school", "college"])
 COUNTRIES = frozenset({"usa", "us", "uk", "united states", "united kingdom", "england", "canada", "germany",
                        "france", "netherlands", "the netherlands", "nl", "japan", "china", "australia"})
@@ -63,7 +69,9 @@ def _join_initials(tokens: list[str]) -> list[str]:
         if len(tok) == 1 and tok.isalpha():
             run.append(tok)
             continue
-        if len(run) >= 2:
+        if len(run) >= 4 and "".join(run[-2:]) in ("nv", "bv"):
+            out += ["".join(run[:-2]), "".join(run[-2:])]  # "D S M N V" -> "dsm nv"
+        elif len(run) >= 2:
             out.append("".join(run))
         else:
             out.extend(run)
@@ -85,6 +93,9 @@ def _reorder(name: str, person: bool) -> str:
         return " ".join(parts)
     if person and len(parts) == 2 and len(parts[0].split()) == 1 and 1 <= len(parts[1].split()) <= 3:
         return f"{parts[1]} {parts[0]}"
+    if not person and len(parts) == 2 and len(tail.split()) <= 2 and not any(c.isdigit() for c in tail) and any(
+            LEGAL_FORMS.get(t, t) in LEGAL_SUFFIXES for t in _join_initials(normalise_name(parts[0]).split())):
+        return parts[0]  # "N.V. Nutricia, Zoetermeer": after a legal form, a comma and a word or two is a place
     return name
 
 
@@ -95,6 +106,8 @@ def match_key(name: str, entity_type: str | None = None) -> str:
     text = name.strip().lstrip("*").strip()
     if not person:
         text = _PARENS.sub(" ", text).strip() or text  # "(NL)", "(KPENV)": qualifiers, not the name
+        text = _GLUED_INITIALS.sub(r"\1\2 ", text)  # "N.V.PHILIPS" -> "NV PHILIPS"
+        text = _LEGAL_PHRASES.sub(lambda m: _LEGAL_PHRASE_FORM[normalise_name(m.group(0))], text)
     text = _reorder(text, person)
     base = normalise_name(text)
     tokens = _join_initials([ABBREVIATIONS.get(t, t) for t in base.split()])
@@ -158,8 +171,10 @@ def qualifier_words(key_a: str, key_b: str) -> tuple[str, ...]:
 
 
 def is_qualifier(token: str) -> bool:
-    """A year, a kind word (or its plural) or a legal form: words that qualify a name without naming."""
-    return is_year(token) or token in KIND_WORDS or token.rstrip("s") in KIND_WORDS or token in LEGAL_SUFFIXES
+    """A year, a kind word (or its plural), a legal form or a royal predicate: words that qualify a name
+    without naming it."""
+    return (is_year(token) or token in KIND_WORDS or token.rstrip("s") in KIND_WORDS or token in LEGAL_SUFFIXES
+            or token in ROYAL_PREDICATES)
 
 
 def core_key(key: str) -> str:
@@ -182,6 +197,10 @@ def is_year(token: str) -> bool:
 
 
 _PARENS = re.compile(r"\([^)]*\)")
+_LEGAL_PHRASE_FORM = {k: v for k, v in LEGAL_FORMS.items() if " " in k}
+_LEGAL_PHRASES = re.compile("|".join(r"\b" + k.replace("e", "[eé]").replace(" ", r"\s+") + r"\b" for k in _LEGAL_PHRASE_FORM),
+                            re.IGNORECASE)
+_GLUED_INITIALS = re.compile(r"\b([A-Za-z])\.\s?([A-Za-z])\.(?=\w\w)")
 
 
 def _legal_form_last(tokens: list[str]) -> list[str]:
@@ -206,6 +225,22 @@ def base_key(key: str) -> str:
     while len(tokens) > 1 and tokens[-1] in LEGAL_SUFFIXES:
         tokens = tokens[:-1]
     return " ".join(tokens)
+
+
+@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 18)
+def squash_key(key: str) -> str:
+    """A key without legal forms and spaces, a legal form glued to its end dropped too: names equal up to
+    spacing and legal form ("gist brocades bv" / "gistbrocades", "unilevernv" / "unilever nv").
+
+    >>> squash_key("gist brocades bv"), squash_key("unilevernv")
+    ('gistbrocades', 'unilever')
+    """
+    out = base_key(key).replace(" ", "")
+    for form in GLUED_LEGAL_FORMS:
+        if out.endswith(form) and len(out) - len(form) >= 4:
+            return out[: -len(form)]
+    return out
 
 
 @lru_cache(maxsize=1 << 18)
@@ -311,15 +346,17 @@ def is_typo(a: str, b: str, *, prefix: bool = True) -> bool:
 
     >>> is_typo("alkatel", "alcatel"), is_typo("hamilton", "milton"), is_typo("winchester", "manchester"), is_typo("1991", "1997")
     (True, False, False, False)
+    >>> is_typo("nobel", "noble")
+    True
     """
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import OSA
 
     if any(ch.isdigit() for ch in a + b):
         return False  # "1991" / "1997", "No. 3" / "No. 5": numbers are never typos of each other
     if prefix and min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)):
         return True  # an abbreviation: "koninkl" / "koninklijke"
     limit = 2 if min(len(a), len(b)) > 8 and a[0] == b[0] else 1
-    return Levenshtein.distance(a, b, score_cutoff=limit) <= limit
+    return OSA.distance(a, b, score_cutoff=limit) <= limit  # OSA: a swapped pair of letters is one slip
 
 
 def person_slip(key_a: str, key_b: str) -> str | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -31,6 +30,7 @@ from kgkit.resolve.keys import (
     person_parts,
     person_slip,
     qualifier_words,
+    squash_key,
     token_conflict,
 )
 
@@ -174,7 +174,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         features["name_conflict"] = 1.0
         reasons.append(f"given names or surnames disagree: {ka!r} / {kb!r} (capped for review)")
         score = min(score, cfg.person_conflict_cap)
-    elif ta == tb and ka != kb and _squash(ka) == _squash(kb):
+    elif ta == tb and ka != kb and squash_key(ka) == squash_key(kb):
         form_a, form_b = ka[len(base_key(ka)):].strip(), kb[len(base_key(kb)):].strip()
         if form_a and form_b and form_a != form_b:
             features["rule_legal_form_differs"] = 1.0
@@ -250,12 +250,7 @@ def _rule_possible(ka: str, na: str, kb: str, nb: str, people: bool) -> bool:
         return ka.rsplit(" ", 1)[-1] == kb.rsplit(" ", 1)[-1] or ka.count(" ") == kb.count(" ")
     if " " not in ka or " " not in kb:
         return True  # acronyms
-    return _squash(ka) == _squash(kb) or core_key(ka) == core_key(kb)
-
-
-@lru_cache(maxsize=200_000)
-def _squash(key: str) -> str:
-    return base_key(key).replace(" ", "")
+    return squash_key(ka) == squash_key(kb) or core_key(ka) == core_key(kb)
 
 
 def _is_acronym_of(key: str, name: str, long_key: str, long_name: str) -> bool:
