@@ -108,6 +108,11 @@ class KeywordIndex:
         return self._live
 
     def _written(self) -> None:
+        self.drop_cache()
+
+    def drop_cache(self) -> None:
+        """Forget the per-term contributions and length norms (a write does this; benchmarks call it to time
+        queries from cold)."""
         self._scored.clear()
         self._norm_cache = None
 
