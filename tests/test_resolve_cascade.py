@@ -266,4 +266,8 @@ def test_a_rival_linked_to_the_best_through_another_spelling_is_not_a_runner_up(
                 ("P:d", "J. A. Smith", "Person", 1)])
     cands = merge_candidates(g)
     assert {c.verdict for c in cands if "P:a" in (c.source, c.target)} == {"ambiguous"}
+    # two Christopher Campbells are not one because "C. Campbell" could be either
+    people = _graph([("P:a", "Christopher Campbell", "Person", 1), ("P:b", "Christopher F. Campbell", "Person", 2),
+                     ("P:c", "Christopher K. Campbell", "Person", 2), ("P:d", "C. Campbell", "Person", 1)])
+    assert {c.verdict for c in merge_candidates(people) if {c.source, c.target} in ({"P:a", "P:b"}, {"P:a", "P:c"})} == {"ambiguous"}
     assert all(c.verdict == "unique" for c in cands if c.source_type == "Organization" and c.score >= 0.95)

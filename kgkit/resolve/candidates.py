@@ -209,14 +209,17 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
         return hit is not None and hit.score >= close and idx.node_types[x] == idx.node_types[y]
 
     def spelling(n: int, other: int, query: int) -> bool:
-        """n is another spelling of other: linked to it, or to a spelling of it other than the query."""
+        """n is another spelling of other: linked to it, or through a third name (not the query) linked to
+        both — for people, one with as many given names as the shorter of the two."""
         if linked(n, other):
             return True
         for score, w in ranked[n]:
             if score < close:
                 return False
-            if w != query and w != other and linked(w, other) and idx.node_types[w] == idx.node_types[n]:
-                return True
+            if (w != query and w != other and linked(w, other) and idx.node_types[w] == idx.node_types[n]
+                    and (idx.node_types[w] not in PERSON_TYPES
+                         or _information(idx, w)[0] >= min(_information(idx, n)[0], _information(idx, other)[0]))):
+                return True  # a shorter form ("C. Campbell") links two people: for people only as full a name counts
         return False
 
     out = {}
