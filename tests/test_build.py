@@ -203,3 +203,22 @@ def test_saved_bytes_are_the_canonical_json_of_the_tables(tmp_path):
                                                          confidence=[0.5, 1e15, 0.25][:len(plain.entities)]))
     for graph in (plain, holes):
         assert graph.to_json_bytes(end=b"\n") == (io.dumps_json(graph.to_json_dict()) + "\n").encode()
+
+
+def test_mentions_rows_build_the_same_graph_as_the_records():
+    """build_graph(Mentions.of(records)) == build_graph(records): spans, overlap, negation, failed chunks,
+    self-relations and per-document learned_at included."""
+    from kgkit.build import Mentions
+
+    rels = [rel("Ada", "Person", "Acme", "Organization", "WORKS_FOR", ev_start=5), rel("Ada", "Person", "Ada", "Person", "MEETS"),
+            rel("Bob", "Person", "Ada", "Person", "MEETS", neg=True, conf=0.3), rel("Acme", "Organization", "Ada", "Person", "WORKS_FOR")]
+    docs = [doc("d1", chunk("d1", 0, [ent("Ada", "Person", 0), ent("U.S.A.", "Location", 9)], rels[:2]),
+                chunk("d1", 1, [ent("Ada", "Person", 0)], rels[:1], start=0), chunk("d1", 2, error="timeout")),
+            doc("d2", chunk("d2", 0, [ent("Bob", "Person")], rels[2:]))]
+    learned = {"d1": "2025-01-01", "d2": "2024-01-01"}
+    records = build_graph(docs, domain=DOMAIN, learned_at=learned)
+    rows = build_graph(Mentions.of(docs), domain=DOMAIN, learned_at=learned)
+    assert rows.to_json_bytes() == records.to_json_bytes()
+    assert records.documents.set_index("id").loc["d1", "errors"] == 1 and len(records.relations) == 2  # repaired, merged
+    empty = Mentions(documents=[], extractors=[], chunks=[])
+    assert build_graph(empty, domain=DOMAIN).to_json_bytes() == build_graph([], domain=DOMAIN).to_json_bytes()
