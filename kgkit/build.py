@@ -196,6 +196,8 @@ def _swap(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
 def _dedupe_spans(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     """Drop repeats of one mention seen in two overlapping chunks (same item, document and span)."""
     spanned = df["start"].notna()
+    if not spanned.any():  # nothing to compare (sift-kg mentions carry no spans): no copy
+        return df
     once = df[spanned].drop_duplicates([*key, "dcode", "start", "end"])
     return pd.concat([once, df[~spanned]], ignore_index=True)
 
@@ -343,7 +345,8 @@ def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
         if len(df):
             start = df["start"].astype("float64").fillna(-1).to_numpy()
             order = np.lexsort((df["ccode"].to_numpy(), start, df["dcode"].to_numpy(), df[key].to_numpy()))
-            parts.append(df.iloc[order].assign(kind=_obj([kind] * len(df)).to_numpy())[cols])
+            rows = df[[c for c in cols if c != "kind"]].iloc[order]  # only the provenance columns are moved
+            parts.append(rows.assign(kind=_obj([kind] * len(df)).to_numpy())[cols])
     if not parts:
         return empty_table(PROVENANCE_COLUMNS)
     return pd.concat(parts, ignore_index=True)
