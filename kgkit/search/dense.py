@@ -1,7 +1,7 @@
 """The dense channel: exact inner-product search over L2-normalised float32 rows (cosine similarity).
 
-Exact search is one matrix-vector product: p50 1.5 ms at 10k x 384 and 36 ms (wall, on a loaded machine) at
-100k in bench/RESULTS.md. An approximate index (HNSW, IVF) would cut the 100k figure at the price of build
+Exact search is one matrix-vector product: p50 1.5 ms at 10k x 384 and 16 ms (p95 30 ms, wall, on a loaded
+machine) at 100k in bench/RESULTS.md. An approximate index (HNSW, IVF) would cut the 100k figure at the price of build
 time, recall loss and a new dependency; it is not here yet.
 
 >>> d = DenseIndex(dim=2)
