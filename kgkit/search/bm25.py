@@ -40,6 +40,7 @@ import numpy as np
 from kgkit.search.text import tokens
 
 FIELDS = ("title", "body")
+SCORE_CACHE_ENTRIES = 4_000_000  # per-term contributions kept between writes, in posting entries (~48 MB)
 
 
 class _Growing:
@@ -97,6 +98,7 @@ class KeywordIndex:
         self._inv: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.int32),
                                                                 np.zeros(0, np.int64))  # term, row, entry
         self._scored: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # term -> _term_scores, until a write
+        self._scored_entries = 0
         self._norm_cache: list[np.ndarray] | None = None
 
     def __len__(self) -> int:
@@ -114,6 +116,7 @@ class KeywordIndex:
         """Forget the per-term contributions and length norms (a write does this; benchmarks call it to time
         queries from cold)."""
         self._scored.clear()
+        self._scored_entries = 0
         self._norm_cache = None
 
     def _term_ids(self, text: str) -> list[int]:
@@ -222,9 +225,10 @@ class KeywordIndex:
             rows, tf = rows[tf > 0], tf[tf > 0]
         df = int(self.df.data[term])
         idf = math.log(1.0 + (self._live - df + 0.5) / (df + 0.5))
-        if len(self._scored) >= 4096:
-            self._scored.clear()
+        if self._scored_entries + len(rows) > SCORE_CACHE_ENTRIES:  # bounded memory (~12 bytes an entry)
+            self.drop_cache()
         hit = self._scored[term] = (rows, idf * tf * (self.k1 + 1.0) / (tf + self.k1))
+        self._scored_entries += len(rows)
         return hit
 
     def search(self, terms: Sequence[str], *, mask: np.ndarray | None = None, limit: int = 100,
