@@ -188,16 +188,21 @@ def test_reopen_loads_the_keyword_snapshot_and_scores_like_a_rebuild(tmp_path):
     assert (tmp_path / "index" / "keyword.npz").exists()  # saved after the rebuild
 
 
-def test_a_stale_or_broken_snapshot_is_ignored(tmp_path):
+def test_a_snapshot_behind_is_topped_up_and_a_changed_or_broken_one_ignored(tmp_path):
     folder = tmp_path / "index"
-    SearchIndex.open(folder).add(chunks(5))  # rebuild on the next open saves nothing yet: no close
+    SearchIndex.open(folder).add(chunks(5))  # no close: no snapshot yet
     first = SearchIndex.open(folder)
-    assert first.opened_from == "rows"
+    assert first.opened_from == "rows"  # rebuilt, and saved
     writer = SearchIndex.open(folder)
     assert writer.opened_from == "snapshot"
-    writer.add(chunks(3, prefix="n", word="beta"))  # committed; the snapshot is now a generation behind
-    stale = SearchIndex.open(folder)
-    assert stale.opened_from == "rows" and stale.search("beta")["id"].tolist()[:1] == ["n0"]
+    writer.add(chunks(3, prefix="n", word="beta"))  # committed after the snapshot; no close
+    behind = SearchIndex.open(folder)
+    fresh = SearchIndex()
+    fresh.add(chunks(5) + chunks(3, prefix="n", word="beta"))
+    assert behind.opened_from == "snapshot+rows" and results(behind) == results(fresh)
+    writer.add([replace(chunks(5)[1], body="gamma instead", hash="")])  # c1 moves to the end: the snapshot's
+    changed = SearchIndex.open(folder)                                 # rows are no longer the first rows
+    assert changed.opened_from == "rows" and changed.search("gamma")["id"].tolist() == ["c1"]
     (folder / "keyword.npz").write_bytes(b"PK\x03\x04 not really a zip")
     broken = SearchIndex.open(folder)
     assert broken.opened_from == "rows" and len(broken) == 8

@@ -113,7 +113,8 @@ class SearchIndex:
         self._adjacency: dict[str, set[str]] | None = None
         self._lock = threading.Lock()  # concurrent writers: the store groups their commits, memory takes turns
         self._dirty = False  # written since the last keyword snapshot
-        self.opened_from = "memory"  # or, after open: "snapshot" (keyword index loaded) or "rows" (rebuilt)
+        self.opened_from = "memory"  # after open: "snapshot" (keyword index loaded), "rows" (rebuilt) or
+        # "snapshot+rows" (loaded, then the rows stored after it added)
 
     # ----------------------------------------------------------------- building
 
@@ -134,14 +135,15 @@ class SearchIndex:
             items, vectors, meta = store.load()
         elif embedder is not None and not same_model:
             store.set_meta({"embedder": embedder.id})
-        ids = [i.id for i in items]
-        state = store.load_snapshot(generation=meta.get("generation", 0), ids=ids) if items else None
-        if state is not None:
-            index.keyword = KeywordIndex.from_state(state)
-        for item, vector in zip(items, vectors):
-            index._append(item, vector, keyword=state is None)
-        index.opened_from = "snapshot" if state is not None else "rows"
-        if state is None and items:
+        snapshot = store.load_snapshot([i.id for i in items]) if items else None
+        covered = 0
+        if snapshot is not None:
+            index.keyword, covered = KeywordIndex.from_state(snapshot[0]), snapshot[1]
+        for row, (item, vector) in enumerate(zip(items, vectors)):
+            index._append(item, vector, keyword=row >= covered)
+        index.keyword.settle()
+        index.opened_from = "rows" if covered == 0 else "snapshot" if covered == len(items) else "snapshot+rows"
+        if covered < len(items):
             index.save_snapshot()
         return index
 

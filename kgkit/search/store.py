@@ -11,8 +11,9 @@ commits can be lost on power failure. Rows keep insertion order (AUTOINCREMENT),
 
 Every commit also bumps a `generation` counter in the same transaction. Beside the database, `keyword.npz` is a
 snapshot of the in-memory keyword index (numpy arrays, no pickle) stamped with the generation and the item ids
-it was built from; opening uses it only when both still match the database, so it is a cache: a missing,
-stale, torn or foreign snapshot just means the index is rebuilt from the rows. It is written atomically
+it was built from; opening uses it when those ids are still the first stored rows (rows appended since are
+added on top), so it is a cache: a missing, torn or foreign snapshot, or one whose rows were replaced or
+removed since, just means the index is rebuilt from the rows. It is written atomically
 (temporary file, then rename) and not fsynced, since the database alone is the durable state.
 
 >>> import tempfile, pathlib, numpy as np
@@ -141,16 +142,18 @@ class IndexStore:
             np.savez(fh, _stamp=np.frombuffer(stamp.encode(), dtype=np.uint8), **arrays)
         os.replace(tmp, self.snapshot_path)
 
-    def load_snapshot(self, *, generation: int, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
-        """The snapshot's arrays if it was made for this generation and these ids, else None (also when the
-        file is missing or unreadable)."""
+    def load_snapshot(self, ids: Sequence[str]) -> tuple[dict[str, np.ndarray], int] | None:
+        """The snapshot's arrays and how many rows it holds, if the rows it was made from are the first rows of
+        `ids` (the stored ids in row order), else None (also when the file is missing or unreadable). A prefix
+        is enough: a replaced item is deleted and appended, so any change to a snapshotted row moves its id."""
         try:
             with np.load(self.snapshot_path, allow_pickle=False) as data:
                 stamp = json.loads(bytes(data["_stamp"]).decode())
-                if (stamp.get("format"), stamp.get("generation"), stamp.get("ids")) != (SNAPSHOT_FORMAT, generation,
-                                                                                        list(ids)):
+                made_from = stamp.get("ids")
+                if (stamp.get("format") != SNAPSHOT_FORMAT or not isinstance(made_from, list)
+                        or made_from != list(ids[: len(made_from)])):
                     return None
-                return {k: data[k] for k in data.files if k != "_stamp"}
+                return {k: data[k] for k in data.files if k != "_stamp"}, len(made_from)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             return None
 
