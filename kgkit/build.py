@@ -293,11 +293,12 @@ def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame, sorted_ids: np.ndarr
     return table[list(ENTITY_COLUMNS)]
 
 
-def _learned(rels: pd.DataFrame, learned_at: str | Mapping[str, str] | None) -> np.ndarray:
-    """Per relation mention, when the graph learned it (one time for the run, or one per document)."""
+def _created(keys: np.ndarray, rels: pd.DataFrame, learned_at: str | Mapping[str, str] | None, n: int) -> np.ndarray:
+    """Per relation, when the graph learned it: one time for the run (every relation then has it), or the
+    earliest time of the documents supporting it (a mapping document id -> time)."""
     if learned_at is None or isinstance(learned_at, str):
-        return np.full(len(rels), learned_at, dtype=object)
-    return rels["document_id"].map(dict(learned_at)).to_numpy(dtype=object)
+        return np.full(n, learned_at, dtype=object)
+    return _extreme(keys, rels["document_id"].map(dict(learned_at)).to_numpy(dtype=object), n, "min")
 
 
 def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mapping[str, str] | None) -> pd.DataFrame:
@@ -325,11 +326,11 @@ def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mappi
         "negated": col["negated"].astype(bool),
         "predicate": _obj(_fill(n, *_top(c, r["predicate"].to_numpy()))),
         "support": np.diff(np.r_[starts, len(c)]).astype(np.int64),
-        "confidence": [round(float(x), 6) for x in 1.0 - np.multiply.reduceat(1.0 - np.clip(conf[order], 0, 1), starts)],
+        "confidence": [round(x, 6) for x in (1.0 - np.multiply.reduceat(1.0 - np.clip(conf[order], 0, 1), starts)).tolist()],
         "evidence": _obj(_fill(n, first_has[0], evidence[has[first_has[1]]])),
         "valid_at": _obj(_extreme(c, r["valid_at"].to_numpy(), n, "min")),
         "invalid_at": _obj(_extreme(c, r["invalid_at"].to_numpy(), n, "max")),
-        "created_at": _obj(_extreme(c, _learned(r, learned_at), n, "min")),
+        "created_at": _obj(_created(c, r, learned_at, n)),
         "expired_at": _obj(np.full(n, None, dtype=object)),
         "direction_repaired": np.logical_or.reduceat(r["direction_repaired"].to_numpy(bool), starts),
     })
