@@ -206,3 +206,20 @@ def test_a_snapshot_behind_is_topped_up_and_a_changed_or_broken_one_ignored(tmp_
     (folder / "keyword.npz").write_bytes(b"PK\x03\x04 not really a zip")
     broken = SearchIndex.open(folder)
     assert broken.opened_from == "rows" and len(broken) == 8
+
+
+def test_a_batch_of_rows_builds_the_same_keyword_arrays_as_one_by_one():
+    from kgkit.search.bm25 import KeywordIndex
+
+    rows = [("os.kill", "Send a signal to the process."), ("", ""), ("posix.pidfd_open", ""),
+            ("", "the the the"), ("Ünïcode tïtle", "Body with body words, body.")]
+    one, batch, empty = KeywordIndex(), KeywordIndex(), KeywordIndex()
+    for title, body in rows:
+        one.add(title, body)
+    assert batch.add_many(rows[:2]) == 0 and batch.add_many([]) == 2 and batch.add_many(rows[2:]) == 2
+    assert empty.add_many([("", ""), ("", "")]) == 0 and len(empty) == 2 and empty.search(["x"])[0].size == 0
+    a, b = one.state(), batch.state()
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    pairs = one.query_pairs("send a signal")
+    assert all(np.array_equal(x, y) for x, y in zip(one.search(["body", "send"], pairs=pairs),
+                                                    batch.search(["body", "send"], pairs=pairs)))

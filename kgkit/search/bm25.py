@@ -133,31 +133,56 @@ class KeywordIndex:
 
     def add(self, title: str, body: str) -> int:
         """Append a row; returns its number."""
+        return self.add_many([(title, body)])
+
+    def add_many(self, rows: Sequence[tuple[str, str]]) -> int:
+        """Append rows of (title, body), vectorised over the batch; returns the first new row's number. The
+        same arrays as adding them one by one."""
+        first = self.alive.n
+        if not rows:
+            return first
         self._written()
-        row = self.alive.n
-        ids0, ids1 = self._term_ids(title), self._term_ids(body)
-        sequence = np.array(ids0 + ids1, dtype=np.int64)
-        self.pairs.extend(np.unique((sequence[:-1] << 32) | sequence[1:]))
-        self.pair_start.append(self.pairs.n)
-        u0, c0 = np.unique(sequence[: len(ids0)], return_counts=True)
-        u1, c1 = np.unique(sequence[len(ids0) :], return_counts=True)
-        terms = np.union1d(u0, u1)
-        tf0, tf1 = np.zeros(len(terms), np.float32), np.zeros(len(terms), np.float32)
-        tf0[np.searchsorted(terms, u0)] = c0
-        tf1[np.searchsorted(terms, u1)] = c1
-        self.e_term.extend(terms)
-        self.e_row.extend(np.full(len(terms), row, dtype=np.int32))
-        self.e_tf0.extend(tf0)
-        self.e_tf1.extend(tf1)
-        self.row_start.append(self.e_term.n)
-        self.lengths[0].append(len(ids0))
-        self.lengths[1].append(len(ids1))
-        while self.df.n < len(self.vocab):
+        ids = [(self._term_ids(title), self._term_ids(body)) for title, body in rows]
+        len0 = np.array([len(a) for a, _ in ids], dtype=np.int64)
+        len1 = np.array([len(b) for _, b in ids], dtype=np.int64)
+        size = len0 + len1
+        flat = np.fromiter((t for a, b in ids for t in (*a, *b)), dtype=np.int64, count=int(size.sum()))
+        if len(flat) == 0:
+            flat = np.zeros(0, dtype=np.int64)  # every row empty: rows with no entries and no pairs
+        row = np.repeat(np.arange(len(rows), dtype=np.int64), size)
+        starts = np.concatenate([[0], np.cumsum(size)[:-1]])
+        field = (np.arange(len(flat)) - np.repeat(starts, size) >= np.repeat(len0, size)).astype(np.int64)
+        # entries: (row, term) with its count in each field, sorted by row then term
+        keys, counts = np.unique((row << 33) | (flat << 1) | field, return_counts=True)
+        row_term = keys >> 1
+        new_entry = np.concatenate([[True], row_term[1:] != row_term[:-1]])[: len(keys)]
+        entry_of = np.cumsum(new_entry) - 1
+        tf = np.zeros((2, int(new_entry.sum())), dtype=np.float32)
+        tf[keys & 1, entry_of] = counts
+        entry_key = row_term[new_entry]
+        e_row, e_term = entry_key >> 32, entry_key & 0xFFFFFFFF
+        # adjacent pairs within a row (title then body), distinct and sorted per row
+        same_row = row[1:] == row[:-1]
+        pair_row, pair = row[1:][same_row], ((flat[:-1] << 32) | flat[1:])[same_row]
+        order = np.lexsort((pair, pair_row))
+        pair_row, pair = pair_row[order], pair[order]
+        keep = np.concatenate([[True], (pair_row[1:] != pair_row[:-1]) | (pair[1:] != pair[:-1])])[: len(pair)]
+        pair_row, pair = pair_row[keep], pair[keep]
+        self.pairs.extend(pair)
+        self.pair_start.extend(self.pairs.n - len(pair) + np.cumsum(np.bincount(pair_row, minlength=len(rows))))
+        self.e_term.extend(e_term)
+        self.e_row.extend(e_row + first)
+        self.e_tf0.extend(tf[0])
+        self.e_tf1.extend(tf[1])
+        self.row_start.extend(self.e_term.n - len(e_term) + np.cumsum(np.bincount(e_row, minlength=len(rows))))
+        self.lengths[0].extend(len0)
+        self.lengths[1].extend(len1)
+        if self.df.n < len(self.vocab):
             self.df.extend(np.zeros(len(self.vocab) - self.df.n, np.int64))
-        self.df.data[terms] += 1
-        self.alive.append(True)
-        self._live += 1
-        return row
+        self.df.data[: len(self.vocab)] += np.bincount(e_term, minlength=len(self.vocab))
+        self.alive.extend(np.ones(len(rows), dtype=np.bool_))
+        self._live += len(rows)
+        return first
 
     def retire(self, row: int) -> None:
         """Take a row out of every statistic and result (its entries stay, masked)."""

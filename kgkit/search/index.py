@@ -139,8 +139,9 @@ class SearchIndex:
         covered = 0
         if snapshot is not None:
             index.keyword, covered = KeywordIndex.from_state(snapshot[0]), snapshot[1]
+        index.keyword.add_many([(i.title, i.body) for i in items[covered:]])
         for row, (item, vector) in enumerate(zip(items, vectors)):
-            index._append(item, vector, keyword=row >= covered)
+            index._append(item, vector, row)
         index.keyword.settle()
         index.opened_from = "rows" if covered == 0 else "snapshot" if covered == len(items) else "snapshot+rows"
         if covered < len(items):
@@ -208,14 +209,19 @@ class SearchIndex:
             vectors = np.asarray(vectors, dtype=np.float32)[list(todo.values())]
         else:
             vectors = self._embed([i.text for i in fresh])
+        for item, vector in zip(fresh, vectors) if self.dense is not None else ():
+            if vector is None or len(vector) != self.dense.dim:
+                raise ValueError(f"item {item.id} has no {self.dense.dim}-d vector")
         if self.store is not None:
             meta = {"embedder": self.embedder.id} if self.embedder is not None else None
             self.store.write(list(zip(fresh, vectors)), meta=meta, _between_rows=_between_rows)
         with self._lock:
             replaced = sum(1 for i in fresh if i.id in self.row_of)
-            for item, vector in zip(fresh, vectors):
+            for item in fresh:
                 self._retire(item.id)
-                self._append(item, vector)
+            first = self.keyword.add_many([(i.title, i.body) for i in fresh])
+            for offset, (item, vector) in enumerate(zip(fresh, vectors)):
+                self._append(item, vector, first + offset)
             self.keyword.settle()
             self._dirty = self._dirty or bool(fresh)
         return {"added": len(fresh) - replaced, "replaced": replaced, "unchanged": unchanged, "removed": 0}
@@ -231,8 +237,9 @@ class SearchIndex:
             self._dirty = self._dirty or bool(present)
         return {"added": 0, "replaced": 0, "unchanged": 0, "removed": len(present)}
 
-    def _append(self, item: SearchItem, vector: np.ndarray | None, *, keyword: bool = True) -> None:
-        row = self.keyword.add(item.title, item.body) if keyword else len(self.items)
+    def _append(self, item: SearchItem, vector: np.ndarray | None, row: int) -> None:
+        """Record `item` as `row` (its keyword row, added by the caller) in every per-row structure."""
+        assert row == len(self.items), "rows are appended in order"
         self.items.append(item)
         self.row_of[item.id] = row
         self._kind.append(KINDS.index(item.kind))
@@ -246,8 +253,6 @@ class SearchIndex:
             self._relation_rows.append(row)
             self._adjacency = None
         if self.dense is not None:
-            if vector is None or len(vector) != self.dense.dim:
-                raise ValueError(f"item {item.id} has no {self.dense.dim}-d vector")
             self.dense.add(vector)
 
     def _retire(self, item_id: str) -> None:
