@@ -271,3 +271,31 @@ def test_a_rival_linked_to_the_best_through_another_spelling_is_not_a_runner_up(
                      ("P:c", "Christopher K. Campbell", "Person", 2), ("P:d", "C. Campbell", "Person", 1)])
     assert {c.verdict for c in merge_candidates(people) if {c.source, c.target} in ({"P:a", "P:b"}, {"P:a", "P:c"})} == {"ambiguous"}
     assert all(c.verdict == "unique" for c in cands if c.source_type == "Organization" and c.score >= 0.95)
+
+
+def test_graph_context_breaks_a_tie_the_margin_leaves_open():
+    from test_resolve_fixtures import DOMAIN, doc
+
+    from kgkit.build import build_graph
+
+    P, O = "Person", "Organization"  # noqa: E741
+
+    def resolve(jane_works_for: str):
+        g = build_graph([
+            doc("d1", [("John Smith", P), ("Globex", O)], [("John Smith", P, "WORKS_FOR", "Globex", O)]),
+            doc("d2", [("Jane Smith", P), ("Initech", O), ("Globex", O)],
+                [("Jane Smith", P, "WORKS_FOR", jane_works_for, O)]),
+            doc("d3", [("J. Smith", P), ("Globex", O)], [("J. Smith", P, "WORKS_FOR", "Globex", O)]),
+        ], domain=DOMAIN)
+        return {c.target: c for c in merge_candidates(g) if c.source == "Person:j smith"}
+
+    only_john = resolve("Initech")  # J. Smith shares Globex with John Smith only
+    assert only_john["Person:john smith"].verdict == "unique" and only_john["Person:jane smith"].verdict == "ambiguous"
+    assert any("sharing neighbours" in r for r in only_john["Person:john smith"].reasons)
+    both = resolve("Globex")  # both share it: still ambiguous
+    assert {c.verdict for c in both.values()} == {"ambiguous"}
+    off = merge_candidates(build_graph([doc("d1", [("John Smith", P), ("Globex", O)], [("John Smith", P, "WORKS_FOR", "Globex", O)]),
+                                        doc("d2", [("Jane Smith", P)], []),
+                                        doc("d3", [("J. Smith", P), ("Globex", O)], [("J. Smith", P, "WORKS_FOR", "Globex", O)])],
+                                       domain=DOMAIN), config=ResolveConfig(context_tiebreak=False))
+    assert {c.verdict for c in off if c.source == "Person:j smith"} == {"ambiguous"}

@@ -184,7 +184,7 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
     for x, y, *strings in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(), tset.tolist(), jw.tolist()):
         add((x, y), ("lsh",), strings=tuple(strings))  # type: ignore[arg-type]
     if embedder is not None:
-        settled = {q for q, _o, v in verdicts(idx, scored).values() if v == "unique"}
+        settled = {q for q, _o, v in verdicts(idx, scored).values() if v != "ambiguous"}
         left = [n for n in range(len(idx.keys)) if n not in settled and not idx.gated[n]]
         for pair, cos in sorted(embedding_neighbours(idx, left, embedder).items()):
             old = scored.get(pair)
@@ -196,7 +196,10 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
     """Per scored pair: (query node, other node, verdict). The query is the less informative name; the pair
     is unique when the other node is the query's best match and leads the runner-up by `margin`. A rival
     that itself matches the best at `auto_accept` or more is another spelling of it, not a runner-up (a
-    name written 300 ways would otherwise never be unique); "Jane Smith" / "John Smith" stay rivals."""
+    name written 300 ways would otherwise never be unique); "Jane Smith" / "John Smith" stay rivals.
+    When the margin leaves it open, a close candidate (within the margin of the query's best) is
+    "unique_by_context" when it is the only one sharing neighbours or documents with the query
+    (`ResolveConfig.context_tiebreak`)."""
     ranked: dict[int, list[tuple[float, int]]] = defaultdict(list)
     for (a, b), s in scored.items():
         ranked[a].append((s.score, b))
@@ -223,6 +226,11 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
                 return True  # a shorter form ("C. Campbell") links two people: for people only as full a name counts
         return False
 
+    def context(x: int, y: int) -> float:
+        f = scored[(x, y) if x < y else (y, x)].features
+        return f.get("shared_neighbours", 0.0) + f.get("co_documents", 0.0)
+
+    margin = idx.config.margin
     out = {}
     for (a, b), s in scored.items():
         query, other = (a, b) if _information(idx, a) <= _information(idx, b) else (b, a)
@@ -231,11 +239,18 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
             if n != other and not spelling(n, other, query):
                 runner_up = score
                 break
-            if score < s.score - idx.config.margin:
+            if score < s.score - margin:
                 break
         same_type = idx.node_types[a] == idx.node_types[b]
-        unique = same_type and s.score - runner_up >= idx.config.margin
-        out[(a, b)] = (query, other, "unique" if unique else "ambiguous")
+        verdict = "unique" if same_type and s.score - runner_up >= margin else "ambiguous"
+        if (verdict == "ambiguous" and same_type and idx.config.context_tiebreak and s.score >= ranked[query][0][0] - margin
+                and context(query, other) > 0):
+            # the margin left it open: the graph decides when this is the one close candidate it links
+            rivals = [n for score, n in ranked[query] if score >= ranked[query][0][0] - margin and n != other
+                      and not spelling(n, other, query)]
+            if all(context(query, n) == 0 for n in rivals):
+                verdict = "unique_by_context"
+        out[(a, b)] = (query, other, verdict)
     return out
 
 
@@ -281,7 +296,11 @@ def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), emb
             src, dst = idx.rep[query], idx.rep[other]
             if s.step != "rule" and idx.mentions[src] > idx.mentions[dst]:
                 src, dst = dst, src  # a spelling variant goes into the better-attested form
-            out.append(_candidate(idx, src, dst, s.score, s.step, verdict, s.features, s.reasons))
+            reasons = s.reasons
+            if verdict == "unique_by_context":
+                verdict, reasons = "unique", (*reasons, "the only close candidate sharing neighbours or documents "
+                                               f"(others within the margin {idx.config.margin} share none)")
+            out.append(_candidate(idx, src, dst, s.score, s.step, verdict, s.features, reasons))
         return sorted(out, key=lambda c: (-c.score, c.source, c.target))
 
 

@@ -30,6 +30,10 @@ class ResolveConfig:
     - `min_score`: candidates scoring below are dropped. 0.8: a pair below `auto_accept - margin` (0.85)
       can never change a policy merge, and reviewers see the pairs worth a look; lower it to see more.
     - `margin`: a best match not ahead of the runner-up (another exact-key group) by this much is ambiguous.
+    - `context_tiebreak`: where the margin leaves a name ambiguous, the one close candidate (same type, within
+      the margin of its best) that shares neighbours or documents with it, when the others share none, is
+      unique ("J. Smith" linked to what "John Smith" is linked to, not to anything of "Jane Smith"). Needs
+      graph features (merge_candidates(use_graph=True)).
     - `auto_accept`: the policy accepts unique, same-type candidates scoring at least this.
     - `person_conflict_cap`: two person names whose given names or surnames disagree score at most this
       (below `auto_accept`), unless they differ by one misspelt word ("Jon" / "John": scored on the string)
@@ -63,6 +67,7 @@ class ResolveConfig:
     embed_max_nodes: int = 20_000
     min_score: float = 0.8
     margin: float = 0.05
+    context_tiebreak: bool = True
     auto_accept: float = 0.9
     neighbour_bonus: float = 0.05
     embed_weight: float = 0.2
