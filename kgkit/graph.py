@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -170,8 +171,11 @@ def _column_json(column: pd.Series) -> list[Any]:
         for i in np.flatnonzero(column.isna().to_numpy()).tolist():
             cells[i] = None
         return cells
+    cells = column.tolist()
+    if set(map(type, cells)) == {list} and set(map(type, chain.from_iterable(cells))) <= {str}:
+        return cells  # lists of str (aliases, flags): checked without a Python step per cell
     return [v if v is None or type(v) is str or (type(v) is list and all(type(x) is str for x in v))
-            else msgspec.Raw(_canonical(_cell(v))) for v in column.tolist()]
+            else msgspec.Raw(_canonical(_cell(v))) for v in cells]
 
 
 @cache
