@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -38,9 +39,9 @@ def _learned_at(text: str | None) -> str | None:
     return text
 
 
-def read_extractions(source: Path, *, domain: object = None) -> list:
-    """DocumentExtractions from a workspace's extractions.jsonl (or the workspace folder), or from a sift-kg
-    output folder (OUT or OUT/extractions with *.json files)."""
+def read_extractions(source: Path, *, domain: object = None) -> Any:
+    """DocumentExtractions from a workspace's extractions.jsonl (or the workspace folder), or the mentions of
+    a sift-kg output folder (OUT or OUT/extractions with *.json files) as `build.Mentions` rows."""
     from kgkit import io
     from kgkit.types import DocumentExtraction
 
@@ -49,10 +50,19 @@ def read_extractions(source: Path, *, domain: object = None) -> list:
     if source.is_file():
         return [DocumentExtraction.model_validate(row) for row in io.read_jsonl(source)]
     if source.is_dir():
-        from kgkit.importers import read_siftkg_extractions
+        from kgkit.importers import read_siftkg_mentions
 
-        return read_siftkg_extractions(source, domain=domain)  # type: ignore[arg-type]
+        return read_siftkg_mentions(source, domain=domain)  # type: ignore[arg-type]
     raise FileNotFoundError(f"{source}: no such file or folder")
+
+
+def failed_chunks(found: Any) -> int:
+    """How many chunks failed in DocumentExtractions or `build.Mentions`."""
+    from kgkit.build import Mentions
+
+    if isinstance(found, Mentions):
+        return sum(doc[5] for doc in found.documents)
+    return sum(len(d.errors) for d in found)
 
 
 @app.command("build")
@@ -104,7 +114,7 @@ def build(
         outputs["view"] = str(output / "graph.html")
         io.atomic_write_text(outputs["view"], graph_html(graph, max_nodes=view_nodes))
     summary = {**graph.summary(), "communities": len(comms.summary), "learned_at": stamp, "outputs": outputs,
-               "chunk_errors": sum(len(d.errors) for d in found), "seconds": round(time.perf_counter() - started, 3)}
+               "chunk_errors": failed_chunks(found), "seconds": round(time.perf_counter() - started, 3)}
     if as_json:
         typer.echo(json.dumps(summary, indent=2, sort_keys=True))
         return

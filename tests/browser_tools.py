@@ -63,7 +63,7 @@ def run_chromium(
     dump_dom: bool = False,
     chromium: str | None = None,
     size: tuple[int, int] = (1200, 900),
-    budget_ms: int = 15000,
+    budget_ms: int = 40000,
     timeout: float = 120.0,
 ) -> Run:
     """Open a local HTML file in headless Chromium (network blocked); screenshot it to ``png`` or dump its DOM.
