@@ -95,8 +95,8 @@ class KeywordIndex:
         self.pair_start.append(0)
         self._sorted = 0  # entries [0, _sorted) are in the inverted arrays below
         self._offsets = np.zeros(1, np.int64)  # term -> its first inverted entry (terms known at the last merge)
-        self._inv: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0, np.int32), np.zeros(0, np.int32),
-                                                                np.zeros(0, np.int64))  # term, row, entry
+        self._inv_term = np.zeros(0, np.int32)  # the sorted entries' terms, ascending
+        self._inv_entry = np.zeros(0, np.int64)  # the sorted entries' entry numbers
         self._scored: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # term -> _term_scores, until a write
         self._scored_entries = 0
         self._norm_cache: list[np.ndarray] | None = None
@@ -201,20 +201,19 @@ class KeywordIndex:
         tail = n - self._sorted
         if tail == 0 or (not force and tail <= max(4096, self._sorted // 256)):
             return
-        inv_term, inv_row, inv_entry = self._inv
         new_entry = self._sorted + np.argsort(self.e_term.data[self._sorted : n], kind="stable")
         new_term = self.e_term.data[new_entry]
-        at = np.searchsorted(inv_term, new_term, side="right")  # after equal terms: rows stay ascending
-        self._inv = (np.insert(inv_term, at, new_term), np.insert(inv_row, at, self.e_row.data[new_entry]),
-                     np.insert(inv_entry, at, new_entry))
-        self._offsets = np.searchsorted(self._inv[0], np.arange(len(self.vocab) + 1, dtype=np.int32))
+        at = np.searchsorted(self._inv_term, new_term, side="right")  # after equal terms: rows stay ascending
+        self._inv_term = np.insert(self._inv_term, at, new_term)
+        self._inv_entry = np.insert(self._inv_entry, at, new_entry)
+        self._offsets = np.searchsorted(self._inv_term, np.arange(len(self.vocab) + 1, dtype=np.int32))
         self._sorted = n
 
     def _posting(self, term: int) -> np.ndarray:
         """The entry numbers of `term`, rows ascending."""
         self.settle()
         offsets = self._offsets
-        entries = self._inv[2][offsets[term] : offsets[term + 1]] if term + 1 < len(offsets) else self._inv[2][:0]
+        entries = self._inv_entry[offsets[term] : offsets[term + 1]] if term + 1 < len(offsets) else self._inv_entry[:0]
         if self._sorted < self.e_term.n:
             in_tail = np.flatnonzero(self.e_term.data[self._sorted : self.e_term.n] == term) + self._sorted
             entries = np.concatenate([entries, in_tail])
@@ -315,7 +314,7 @@ class KeywordIndex:
         keep = self.alive.view()
         out = {"e_term": self.e_term.view(), "e_tf0": self.e_tf0.view(), "e_tf1": self.e_tf1.view(),
                "row_start": self.row_start.view(), "pairs": self.pairs.view(), "pair_start": self.pair_start.view(),
-               "len0": self.lengths[0].view(), "len1": self.lengths[1].view(), "inv_entry": self._inv[2]}
+               "len0": self.lengths[0].view(), "len1": self.lengths[1].view(), "inv_entry": self._inv_entry}
         if not keep.all():
             entries = keep[self.e_row.view()]
             for name in ("e_term", "e_tf0", "e_tf1"):
@@ -349,8 +348,8 @@ class KeywordIndex:
         rows = index.alive.n
         index.e_row.extend(np.repeat(np.arange(rows, dtype=np.int32), np.diff(state["row_start"])))
         entry = np.asarray(state["inv_entry"], dtype=np.int64)
-        index._inv = (index.e_term.data[entry], index.e_row.data[entry], entry)
-        index._offsets = np.searchsorted(index._inv[0], np.arange(len(index.vocab) + 1, dtype=np.int32))
+        index._inv_term, index._inv_entry = index.e_term.data[entry], entry
+        index._offsets = np.searchsorted(index._inv_term, np.arange(len(index.vocab) + 1, dtype=np.int32))
         index._sorted = len(entry)
         index._live = int(np.count_nonzero(index.alive.view()))
         return index
