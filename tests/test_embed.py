@@ -44,3 +44,16 @@ def test_wrong_shape_from_an_embedder_is_an_error():
 
     with pytest.raises(ValueError, match="returned shape"):
         embed_texts(["a", "b"], embedder=Broken())
+
+
+def test_minilm_single_text_path_matches_encode():
+    """A single text takes the lean path (tokenizer + forward + mean pooling): the same vector as encode."""
+    e = MiniLMEmbedder()
+    texts = ["Who founded the company that makes the iPhone?", "  padded query  ", "x", "ünïcödé straße 東京",
+             "def f(x): return x ** 2  # code", " ".join(["long"] * 400)]
+    batch = e._model().encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                              show_progress_bar=False)
+    for text, want in zip(texts, batch):
+        got = e([text])
+        assert got.shape == (1, 384) and got.dtype == np.float32
+        assert float(got[0] @ want) > 1 - 1e-6 and np.abs(got[0] - want).max() < 1e-5
