@@ -50,3 +50,29 @@ def test_half_path_edge_cases():
     index.add(np.full((1, 8), 1e5, dtype=np.float32))  # too large for float16: float32 product only
     assert index.search(np.ones(8, dtype=np.float32), limit=1)[0].tolist() == [len(rows)]
     assert not index._half_ok
+
+
+def test_query_vectors_are_kept_by_text():
+    from kgkit.embed import HashingEmbedder
+    from kgkit.search import SearchConfig, SearchIndex, SearchItem
+
+    calls = []
+
+    class Counting(HashingEmbedder):
+        def __call__(self, texts):
+            calls.append(list(texts))
+            return super().__call__(texts)
+
+    index = SearchIndex(embedder=Counting(dim=32), config=SearchConfig(query_cache=2))
+    index.add([SearchItem(id=f"c{i}", kind="chunk", title="", body=f"text number {i}") for i in range(5)])
+    calls.clear()
+    first = index.search("what is number three", channels=("dense",))
+    assert index.search("what is number three", channels=("dense",), offset=1)["id"].tolist() == first["id"].tolist()[1:]
+    index.search("another question", channels=("dense",))
+    index.search("a third question", channels=("dense",))  # evicts the least recently used
+    index.search("what is number three", channels=("dense",))
+    assert calls == [["what is number three"], ["another question"], ["a third question"], ["what is number three"]]
+    index.config = SearchConfig(query_cache=0)
+    index.search("another question", channels=("dense",))
+    index.search("another question", channels=("dense",))
+    assert len(calls) == 6

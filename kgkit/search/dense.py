@@ -128,13 +128,13 @@ class DenseIndex:
         if float(np.abs(query).max()) >= _HALF_MAX_ABS:
             return None
         with torch.inference_mode():
-            query_half = torch.from_numpy(query).to(torch.float16)
+            query_half = torch.from_numpy(query.copy()).to(torch.float16)  # copy: the query may be read-only
             query_norm = float(np.linalg.norm(query))
             query_err = float(np.linalg.norm(query - query_half.numpy().astype(np.float32)))
             approx = torch.mv(half, query_half).to(torch.float32)
             count = n
             if mask is not None:
-                allowed = torch.from_numpy(np.ascontiguousarray(mask[:n], dtype=np.bool_))
+                allowed = torch.from_numpy(np.array(mask[:n], dtype=np.bool_))
                 count = int(allowed.sum())
                 if count == 0:
                     return np.zeros(0, np.int64), np.zeros(0, np.float32)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -57,13 +57,17 @@ class SearchConfig:
     `lookup_dense` scales the dense weight for a lookup: a query whose every term some keyword hit contains
     (the words are in the index together, so the exact-word channel is trusted; 0 leaves the dense channel out
     of such a query's fusion, and then it does not run: no query embedding). Measured on the docstrings and
-    MuSiQue sets in bench/RESULTS.md."""
+    MuSiQue sets in bench/RESULTS.md.
+
+    `query_cache`: how many query vectors (by query text) the index keeps, most recently used first, so the
+    next page of a question or a repeated question skips the query embedding (~12 ms with MiniLM); 0: none."""
 
     weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 0.5})
     k: float = 60.0
     depth: int = 100
     seed_hits: int = 10
     lookup_dense: float = 0.0
+    query_cache: int = 256
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ class SearchIndex:
         self._rows_by_entity: dict[str, list[int]] = defaultdict(list)
         self._relation_rows: list[int] = []
         self._adjacency: dict[str, set[str]] | None = None
+        self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # LRU by (embedder, text)
+        self._query_lock = threading.Lock()
         self._lock = threading.Lock()  # concurrent writers: the store groups their commits, memory takes turns
         self._dirty = False  # written since the last keyword snapshot
         self.opened_from = "memory"  # after open: "snapshot" (keyword index loaded), "rows" (rebuilt) or
@@ -173,6 +179,24 @@ class SearchIndex:
 
     def __len__(self) -> int:
         return len(self.row_of)
+
+    def _query_vector(self, text: str) -> np.ndarray:
+        """The embedder's vector for a query text, from the LRU of recent queries when it is there."""
+        size, key = self.config.query_cache, (self.embedder.id, text)  # type: ignore[union-attr]
+        if size > 0:
+            with self._query_lock:
+                vector = self._query_vectors.get(key)
+                if vector is not None:
+                    self._query_vectors.move_to_end(key)
+                    return vector
+        vector = self.embedder([text])[0]  # type: ignore[misc]
+        vector.setflags(write=False)
+        if size > 0:
+            with self._query_lock:
+                self._query_vectors[key] = vector
+                while len(self._query_vectors) > size:
+                    self._query_vectors.popitem(last=False)
+        return vector
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         if self.embedder is None:
@@ -343,7 +367,7 @@ class SearchIndex:
             detail["keyword"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
             t = lap("keyword", t)
         if "dense" in channels and self.dense is not None and query.strip() and len(self.dense) and weights["dense"]:
-            vector = self.embedder([query[:2000]])[0]  # type: ignore[misc]
+            vector = self._query_vector(query[:2000])
             t = lap("embed", t)
             dmask = self.keyword.alive.view() if allowed is None else allowed
             rows, scores = self.dense.search(vector, mask=dmask, limit=depth)
