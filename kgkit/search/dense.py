@@ -76,19 +76,24 @@ class DenseIndex:
         with self._half_lock:
             if self._half_n < n:
                 new = self.matrix[self._half_n : n]
-                if len(new) and float(np.abs(new).max()) >= _HALF_MAX_ABS:
-                    self._half_ok = False
-                    return None
                 if self._half_matrix is None or len(self._half_matrix) < n:
                     bigger = torch.empty((max(n, 2 * self._half_n), self.dim), dtype=torch.float16)
                     if self._half_matrix is not None:
                         bigger[: self._half_n] = self._half_matrix[: self._half_n]
                     self._half_matrix = bigger
-                halves = torch.from_numpy(new).to(torch.float16)
-                back = halves.numpy().astype(np.float32)
-                self._half_err = max(self._half_err, float(np.linalg.norm(new - back, axis=1).max()))
-                self._half_norm = max(self._half_norm, float(np.linalg.norm(back, axis=1).max()))
-                self._half_matrix[self._half_n : n] = halves
+                with torch.inference_mode():
+                    for start in range(0, len(new), 8192):  # chunks: the temporaries stay in cache
+                        rows = torch.from_numpy(new[start : start + 8192])
+                        if float(rows.abs().max()) >= _HALF_MAX_ABS:
+                            self._half_ok = False
+                            return None
+                        halves = rows.to(torch.float16)
+                        back = halves.to(torch.float32)
+                        err = float(torch.linalg.vector_norm(rows - back, dim=1).max())
+                        self._half_err = max(self._half_err, err)
+                        self._half_norm = max(self._half_norm, float(torch.linalg.vector_norm(back, dim=1).max()))
+                        at = self._half_n + start
+                        self._half_matrix[at : at + len(halves)] = halves
                 self._half_n = n
             return self._half_matrix[:n]
 
