@@ -29,7 +29,7 @@ from rapidfuzz.distance import JaroWinkler
 from kgkit.build import gc_paused
 from kgkit.embed import Embedder
 from kgkit.resolve.config import ResolveConfig
-from kgkit.resolve.index import NameIndex, build_index, lsh_pair_codes, rule_pairs
+from kgkit.resolve.index import NameIndex, build_index, lsh_pair_codes, rule_pairs, slip_pair_codes
 from kgkit.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, person_parts, squash_key
 from kgkit.resolve.scoring import (
     STRING_SCORERS,
@@ -41,7 +41,9 @@ from kgkit.resolve.scoring import (
 )
 from kgkit.stage import stage
 
-_RULES = {"initials", "middle", "surname_only", "legal_form", "qualifier", "acronym"}
+_SLIPS = {"rule_typo", "rule_swapped", "rule_swapped_typo", "rule_split"}
+"""Rules that pair two spellings of one full person name (keys.person_slip)."""
+_RULES = {"initials", "middle", "surname_only", "legal_form", "qualifier", "acronym", "slip"}
 
 
 @dataclass(frozen=True)
@@ -114,11 +116,29 @@ def _bulk_strings(idx: NameIndex, a: np.ndarray, b: np.ndarray, scorers: Sequenc
     return out
 
 
-def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _swapped_close(idx: NameIndex, a: np.ndarray, b: np.ndarray, tsort: np.ndarray, done: np.ndarray,
+                   floor: float) -> np.ndarray:
+    """Whether pairs (a[i], b[i]) of two-word names, the words of b swapped, reach `floor` on the string
+    score (keys.person_slip's 'swapped_typo' is scored so); pairs already `done` are not computed."""
+    two = np.fromiter((k.count(" ") == 1 for k in idx.keys), dtype=bool, count=len(idx.keys))
+    todo = np.flatnonzero(~done & two[a] & two[b] & (tsort >= (floor - 0.4) / 0.6))
+    out = np.zeros(len(a), dtype=bool)
+    if len(todo):
+        keys = np.asarray(idx.keys, dtype=object)
+        swapped = [" ".join(k.split()[::-1]) for k in keys[b[todo]].tolist()]
+        jw = process.cpdist(keys[a[todo]].tolist(), swapped, scorer=JaroWinkler.normalized_similarity, workers=1,
+                            dtype=np.float64)
+        out[todo] = (0.6 * tsort[todo] + 0.4 * jw) >= floor
+    return out
+
+
+def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray, sorted_close: np.ndarray | None = None
+                        ) -> np.ndarray:
     """Whether a name rule could fire for same-type node pairs (a[i], b[i]): a necessary condition, from
     per-node codes compared in numpy. People: one surname and agreeing first given initials (or no given
     name: keys.initials_rule), or as many words with the same words sorted or all but one word in place
-    (keys.person_slip). Others: one name up to spacing and legal form, or up to qualifier words
+    (keys.person_slip), or as many words with the token sort close enough (`sorted_close`: the words
+    swapped and misspelt, scored in one order), or the same letters without spaces. Others: one name up to spacing and legal form, or up to qualifier words
     (keys.core_key), or one an acronym of the other."""
     codes: dict[object, int] = {}
 
@@ -133,12 +153,13 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndar
                  for i in range(min(len(tokens), 4))]
         name = idx.node_name(node)
         own = code(("acr", key)) if " " not in key and looks_like_acronym(name) else -1
-        rows.append((idx.node_types[node] in PERSON_TYPES, code(("s", surname)),
+        rows.append((idx.node_types[node] in PERSON_TYPES, code(("j", key.replace(" ", ""))), code(("s", surname)),
                      code(("i", given[0][0])) if given else -1, len(tokens), code(("w", *sorted(tokens))),
                      *drops, *[-2 - node] * (4 - len(drops)), code(("b", squash_key(key))), code(("c", core_key(key))), own,
                      *[code(("acr", x)) if x else -2 for x in (acronym(name), acronym(key))]))
     f = np.array(rows, dtype=np.int64).T
-    person, surname, initial, words, sorted_words = f[0].astype(bool), f[1], f[2], f[3], f[4]
+    person, joined, f = f[0].astype(bool), f[1], f[1:]
+    surname, initial, words, sorted_words = f[1], f[2], f[3], f[4]
     drops, squash, core, own, acrs = f[5:9], f[9], f[10], f[11], f[12:14]
 
     def same(v: np.ndarray) -> np.ndarray:
@@ -146,6 +167,9 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray) -> np.ndar
 
     initials = same(surname) & ((initial[a] < 0) | (initial[b] < 0) | same(initial))
     slip = same(words) & (same(sorted_words) | (drops[:, a] == drops[:, b]).any(axis=0))
+    if sorted_close is not None:
+        slip |= same(words) & sorted_close
+    slip |= same(joined)
     acronym_of = ((own[a] >= 0) & (acrs[:, b] == own[a]).any(axis=0)) | ((own[b] >= 0) & (acrs[:, a] == own[b]).any(axis=0))
     return np.where(person[a] & person[b], initials | slip, same(squash) | same(core) | acronym_of)
 
@@ -175,14 +199,22 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
     for code, also_lsh in zip(rule_codes.tolist(), _contains(lsh, rule_codes).tolist()):
         pair = (code // n, code % n)
         add(pair, (rules[pair], "lsh") if also_lsh else (rules[pair],))
-    lsh = lsh[~_contains(rule_codes, lsh)]
-    a, b = lsh // n, lsh % n
+    slips = slip_pair_codes(idx)
+    codes = np.union1d(lsh, slips)
+    codes = codes[~_contains(rule_codes, codes)]
+    a, b = codes // n, codes % n
     tsort, jw = _bulk_strings(idx, a, b, STRING_SCORERS[1::2])
-    keep = ((0.6 * tsort + 0.4 * jw) >= _floor(cfg, None, context is not None)) | _rule_possible_bulk(idx, a, b)
-    a, b, tsort, jw = a[keep], b[keep], tsort[keep], jw[keep]
+    floor = _floor(cfg, None, context is not None)
+    keep = (0.6 * tsort + 0.4 * jw) >= floor
+    keep |= _rule_possible_bulk(idx, a, b, _swapped_close(idx, a, b, tsort, keep, floor))
+    codes, a, b, tsort, jw = codes[keep], a[keep], b[keep], tsort[keep], jw[keep]
     ratio, tset = _bulk_strings(idx, a, b, STRING_SCORERS[0::2])
-    for x, y, *strings in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(), tset.tolist(), jw.tolist()):
-        add((x, y), ("lsh",), strings=tuple(strings))  # type: ignore[arg-type]
+    from_lsh = _contains(lsh, codes).tolist()
+    from_slip = _contains(slips, codes).tolist()
+    labels = {(True, False): ("lsh",), (False, True): ("slip",), (True, True): ("slip", "lsh")}
+    for x, y, *strings, in_l, in_s in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(), tset.tolist(),
+                                          jw.tolist(), from_lsh, from_slip):
+        add((x, y), labels[(in_l, in_s)], strings=tuple(strings))  # type: ignore[arg-type]
     if embedder is not None:
         settled = {q for q, _o, v in verdicts(idx, scored).values() if v != "ambiguous"}
         left = [n for n in range(len(idx.keys)) if n not in settled and not idx.gated[n]]
@@ -190,6 +222,13 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
             old = scored.get(pair)
             add(pair, (*old.blocks, "embedding") if old else ("embedding",), cos)
     return scored
+
+
+def _hapax_words(idx: NameIndex, node: int, other: int) -> bool:
+    """Every word of node's key that other's key lacks is written in no other name of its type."""
+    counts = idx.word_counts.get(idx.node_types[node], {})
+    own = set(idx.keys[other].split())
+    return all(counts.get(w, 0) <= 1 for w in idx.keys[node].split() if w not in own)
 
 
 def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tuple[int, int], tuple[int, int, str]]:
@@ -231,9 +270,8 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
         return f.get("shared_neighbours", 0.0) + f.get("co_documents", 0.0)
 
     margin = idx.config.margin
-    out = {}
-    for (a, b), s in scored.items():
-        query, other = (a, b) if _information(idx, a) <= _information(idx, b) else (b, a)
+
+    def verdict_from(query: int, other: int, s: Scored) -> str:
         runner_up = 0.0
         for score, n in ranked[query]:
             if n != other and not spelling(n, other, query):
@@ -241,8 +279,21 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
                 break
             if score < s.score - margin:
                 break
+        return "unique" if s.score - runner_up >= margin else "ambiguous"
+
+    out = {}
+    for (a, b), s in scored.items():
+        info_a, info_b = _information(idx, a), _information(idx, b)
+        query, other = (a, b) if info_a <= info_b else (b, a)
         same_type = idx.node_types[a] == idx.node_types[b]
-        verdict = "unique" if same_type and s.score - runner_up >= margin else "ambiguous"
+        verdict = verdict_from(query, other, s) if same_type else "ambiguous"
+        if (verdict == "ambiguous" and same_type and info_a[0] == info_b[0] and _SLIPS & s.features.keys()
+                and _hapax_words(idx, other, query) and verdict_from(other, query, s) == "unique"):
+            # a misspelling (as informative, its own words written nowhere else) whose best match is clearly
+            # the other name: settled from its side ("Colegamte" -> "Colegate" while "Colegtae" also points
+            # there: the hub of several misspellings is not ambiguous between them). Words written in several
+            # names are names ("Muller" / "Miller"): the margin rule stands.
+            query, other, verdict = other, query, "unique"
         if (verdict == "ambiguous" and same_type and idx.config.context_tiebreak and s.score >= ranked[query][0][0] - margin
                 and context(query, other) > 0):
             # the margin left it open: the graph decides when this is the one close candidate it links
@@ -294,7 +345,7 @@ def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), emb
         for pair, (query, other, verdict) in sorted(verdicts(idx, scored).items()):
             s = scored[pair]
             src, dst = idx.rep[query], idx.rep[other]
-            if s.step != "rule" and idx.mentions[src] > idx.mentions[dst]:
+            if (s.step != "rule" or _SLIPS & s.features.keys()) and idx.mentions[src] > idx.mentions[dst]:
                 src, dst = dst, src  # a spelling variant goes into the better-attested form
             reasons = s.reasons
             if verdict == "unique_by_context":

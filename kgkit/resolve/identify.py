@@ -107,7 +107,8 @@ def identify(graph_or_index: Any, name: str, type: str | None = None, *,
         key = match_key(name, typ)
         for node in sorted(_proposed(idx, name, key, typ)):
             s, _f, reasons = score_names(cfg, (key, name, typ), (idx.keys[node], idx.node_name(node), typ),
-                                         titles=(leading_titles(name), idx.titles[node]))
+                                         titles=(leading_titles(name), idx.titles[node]),
+                                         counts=idx.word_counts.get(typ))
             if s >= cfg.min_score:
                 scored.append(Match(entity_id=idx.node_id(node), name=idx.node_name(node), type=typ, score=s,
                                     reasons=tuple(reasons)))

@@ -37,6 +37,7 @@ from kgkit.resolve.keys import (
     looks_like_acronym,
     match_key,
     person_parts,
+    person_slip,
     shingles,
     squash_key,
 )
@@ -139,6 +140,7 @@ class NameIndex:
     band_keys: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.uint64))
     type_code: dict[str, int] = field(default_factory=dict)
     titles: list[frozenset[str]] = field(default_factory=list)  # person titles the node's names are written with
+    word_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # type -> word -> person nodes holding it
 
     def node_name(self, node: int) -> str:
         return self.names[self.rep[node]]
@@ -177,6 +179,9 @@ def build_index(entities: Iterable[tuple[str, str, str, int]], *, config: Resolv
         typ = idx.node_types[node]
         if typ in PERSON_TYPES:
             idx.by_surname.setdefault((typ, person_parts(key)[1]), []).append(node)
+            counts = idx.word_counts.setdefault(typ, {})
+            for word in set(key.split()):
+                counts[word] = counts.get(word, 0) + 1
             idx.titles.append(frozenset().union(*(leading_titles(idx.names[e]) for e in idx.members[node])))
         else:
             idx.by_base.setdefault((typ, squash_key(key)), []).append(node)
@@ -222,6 +227,60 @@ def lsh_pair_codes(idx: NameIndex) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     codes = np.sort(np.concatenate(chunks))
     return codes[np.r_[True, codes[1:] != codes[:-1]]]
+
+
+def slip_pair_codes(idx: NameIndex) -> np.ndarray:
+    """Person node pairs that may be one name with slips (keys.person_slip), as sorted unique codes like
+    lsh_pair_codes. Names of 2-3 words meet when they share the first two letters of one word and, of
+    another word, a deletion variant (the word less one letter), or one's word is the other's deletion
+    variant: a one-letter slip in that word, whichever order the words are in ("lily nguyen" / "liky
+    nguyen" meet at "ng" + "liy"; "bea reid" / "beau reid" at "re" + "bea"). Names equal without spaces
+    meet too. Character shingles miss these in short names (one slip in "lara slape" changes a third of its
+    shingles). Pairs sharing a word exactly meet only through the other words (where their slip is). Of
+    the pairs that meet, those person_slip accepts are returned (the others are no slips: "james smith" /
+    "jane smith" meet at "sm" + "jame")."""
+    exact: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    deleted: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    joined: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for node, key in enumerate(idx.keys):
+        typ = idx.node_types[node]
+        if typ not in PERSON_TYPES:
+            continue
+        tokens = key.split()
+        if not 2 <= len(tokens) <= 3:
+            continue
+        joined[(typ, "".join(tokens))].append(node)
+        for j, word in enumerate(tokens):
+            if len(word) < 3:
+                continue
+            dels = {word[:k] + word[k + 1 :] for k in range(len(word))}
+            for i, other in enumerate(tokens):
+                if i != j:
+                    exact[(typ, other[:2], word)].append(node)
+                    for v in dels:
+                        deleted[(typ, other[:2], v)].append(node)
+    n = len(idx.keys)
+    cap = idx.config.max_bucket
+    codes: list[int] = []
+
+    def pairs(xs: list[int], ys: list[int] | None = None) -> None:
+        if ys is None:
+            xs = sorted(set(xs))
+            if 2 <= len(xs) <= cap:
+                codes.extend(xs[i] * n + y for i in range(len(xs)) for y in xs[i + 1 :])
+        elif len(xs) + len(ys) <= cap:
+            codes.extend(min(x, y) * n + max(x, y) for x in xs for y in ys if x != y)
+
+    for members in joined.values():
+        pairs(members)
+    for k, members in deleted.items():
+        pairs(members)
+        if k in exact:
+            pairs(exact[k], members)
+    met = np.unique(np.array(codes, dtype=np.int64))
+    keys, counts = idx.keys, idx.word_counts
+    slip = [person_slip(keys[c // n], keys[c % n], counts.get(idx.node_types[c // n])) is not None for c in met.tolist()]
+    return met[np.array(slip, dtype=bool)] if len(met) else met
 
 
 def lsh_pairs(idx: NameIndex) -> set[tuple[int, int]]:
@@ -281,6 +340,10 @@ def lexical_pairs(idx: NameIndex) -> dict[tuple[int, int], tuple[str, ...]]:
     found: dict[tuple[int, int], list[str]] = defaultdict(list)
     for pair, rule in rule_pairs(idx).items():
         found[pair].append(rule)
+    n = len(idx.keys)
+    for code in slip_pair_codes(idx).tolist():
+        if (code // n, code % n) not in found:
+            found[(code // n, code % n)].append("slip")
     for pair in lsh_pairs(idx):
         found[pair].append("lsh")
     return {p: tuple(v) for p, v in found.items()}

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from kgkit.names import normalise_name
@@ -359,26 +360,58 @@ def is_typo(a: str, b: str, *, prefix: bool = True) -> bool:
     return OSA.distance(a, b, score_cutoff=limit) <= limit  # OSA: a swapped pair of letters is one slip
 
 
-def person_slip(key_a: str, key_b: str) -> str | None:
-    """'typo' when two person keys differ by one misspelt word of 5+ letters ("smith" / "smyth"), 'swapped' when
-    they hold the same words in another order ("smith john" / "john smith"), else None.
+def person_slip(key_a: str, key_b: str, counts: Mapping[str, int] | None = None) -> str | None:
+    """How two person keys are one name written with slips, else None:
+
+    - 'swapped': the same words in another order ("smith john" / "john smith");
+    - 'split': the same letters, a space added or lost ("joshu a hohn" / "joshua hohn");
+    - 'typo': as many words, in order or (two words) swapped ('swapped_typo'), each pair of words equal or
+      one slip apart (keys.is_typo without prefixes). A word of 5+ letters may slip; a shorter one
+      ("lily" / "liky", "bea" / "beau") only when `counts` (how many names of the type hold each word) shows
+      one side written in one name only and the other in several: a rare word next to a common one is a
+      slip of it, two attested words ("mark" / "mary") are two names.
 
     >>> person_slip("jon smith", "jon smyth"), person_slip("smith john", "john smith"), person_slip("janet smith", "janett smith")
     ('typo', 'swapped', 'typo')
     >>> person_slip("mark smith", "mary smith") is None  # short given names: too many real pairs one letter apart
     True
+    >>> person_slip("lily nguyen", "liky nguyen", {"lily": 4, "liky": 1, "nguyen": 9})
+    'typo'
     >>> person_slip("sarah stewart", "sofia stewart") is None
     True
+    >>> person_slip("stubbs jaxck", "jack stubbs", {"jack": 3, "jaxck": 1}), person_slip("joshu a hohn", "joshua hohn")
+    ('swapped_typo', 'split')
     """
     ta, tb = key_a.split(), key_b.split()
-    if len(ta) != len(tb) or len(ta) < 2 or ta == tb:
+    if ta == tb or min(len(ta), len(tb)) < 2:
         return None
+    if len(ta) != len(tb):
+        return "split" if "".join(ta) == "".join(tb) else None
     if sorted(ta) == sorted(tb):
         return "swapped"
-    differ = [(x, y) for x, y in zip(ta, tb) if x != y]
-    if len(differ) == 1 and min(len(differ[0][0]), len(differ[0][1])) >= 5 and is_typo(*differ[0], prefix=False):
+    if _slipped(ta, tb, counts):
         return "typo"
+    if len(ta) == 2 and _slipped(ta, tb[::-1], counts):
+        return "swapped_typo"
     return None
+
+
+def _slipped(ta: Sequence[str], tb: Sequence[str], counts: Mapping[str, int] | None) -> bool:
+    """Every pair of words equal or one slip apart (see person_slip), at least one not equal."""
+    differ = [(x, y) for x, y in zip(ta, tb) if x != y]
+    if not differ:
+        return False
+    for x, y in differ:
+        short = min(len(x), len(y))
+        if short < 3 or not is_typo(x, y, prefix=False):
+            return False
+        if short < 5:
+            if counts is None:
+                return False
+            cx, cy = counts.get(x, 0), counts.get(y, 0)
+            if min(cx, cy) > 1 or max(cx, cy) < 2:
+                return False
+    return True
 
 
 def token_conflict(key_a: str, key_b: str) -> tuple[str, str] | None:

@@ -125,16 +125,18 @@ def score_pair(idx: NameIndex, a: int, b: int, blocks: Sequence[str], context: G
                 _node_set(idx, a, context.documents), _node_set(idx, b, context.documents))
     return score_names(idx.config, (idx.keys[a], idx.node_name(a), idx.node_types[a]),
                        (idx.keys[b], idx.node_name(b), idx.node_types[b]), blocks, sets, cosine, strings,
-                       (idx.titles[a], idx.titles[b]))
+                       (idx.titles[a], idx.titles[b]), idx.word_counts.get(idx.node_types[a]))
 
 
 def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, str], blocks: Sequence[str] = (),
                 sets: tuple[frozenset[str], ...] | None = None, cosine: float | None = None,
                 strings: tuple[float, float, float, float] | None = None,
-                titles: tuple[frozenset[str], frozenset[str]] | None = None) -> tuple[float, dict[str, float], list[str]]:
+                titles: tuple[frozenset[str], frozenset[str]] | None = None, counts: Mapping[str, int] | None = None
+                ) -> tuple[float, dict[str, float], list[str]]:
     """Score two (match key, name, type) triples; `sets` = (neighbours a, neighbours b, documents a, documents b);
     `strings` as in score_pair (computed here when None); `titles`: the person titles each side is written
-    with (keys.leading_titles; from the names when None)."""
+    with (keys.leading_titles; from the names when None); `counts`: how many person names hold each word
+    (NameIndex.word_counts; lets a short word's slip count, keys.person_slip)."""
     (ka, na, ta), (kb, nb, tb) = a, b
     reasons: list[str] = []
     ratio, tsort, tset, jw = strings if strings is not None else string_features(ka, kb)
@@ -164,12 +166,15 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
                 features["title_conflict"] = 1.0
                 reasons.append(f"titles differ ({', '.join(sorted(short))} / {', '.join(sorted(other))})")
                 score = cfg.rule_title_conflict
-    elif ta in PERSON_TYPES and tb in PERSON_TYPES and (slip := person_slip(ka, kb)):
+    elif ta in PERSON_TYPES and tb in PERSON_TYPES and (slip := person_slip(ka, kb, counts)):
         features[f"rule_{slip}"] = 1.0
-        label = "one misspelt word" if slip == "typo" else "same words, another order"
+        label = {"typo": "misspelt words", "swapped": "same words, another order", "split": "a space added or lost",
+                 "swapped_typo": "misspelt words, another order"}[slip]
         reasons.append(f"{label}: {ka!r} ~ {kb!r}")
-        if slip == "swapped":
+        if slip in ("swapped", "split"):
             score = max(score, cfg.rule_swapped)
+        elif slip == "swapped_typo":  # the string score of the words in one order
+            score = max(score, 0.6 * tsort + 0.4 * JaroWinkler.normalized_similarity(ka, " ".join(kb.split()[::-1])))
     elif ta in PERSON_TYPES and tb in PERSON_TYPES:
         features["name_conflict"] = 1.0
         reasons.append(f"given names or surnames disagree: {ka!r} / {kb!r} (capped for review)")
@@ -247,7 +252,8 @@ def _floor(cfg: ResolveConfig, cosine: float | None, graph: bool = True) -> floa
 def _rule_possible(ka: str, na: str, kb: str, nb: str, people: bool) -> bool:
     """Cheap necessary conditions of the name rules (so most hopeless pairs skip them)."""
     if people:
-        return ka.rsplit(" ", 1)[-1] == kb.rsplit(" ", 1)[-1] or ka.count(" ") == kb.count(" ")
+        return (ka.rsplit(" ", 1)[-1] == kb.rsplit(" ", 1)[-1] or ka.count(" ") == kb.count(" ")
+                or ka.replace(" ", "") == kb.replace(" ", ""))
     if " " not in ka or " " not in kb:
         return True  # acronyms
     return squash_key(ka) == squash_key(kb) or core_key(ka) == core_key(kb)
