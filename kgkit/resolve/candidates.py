@@ -287,7 +287,8 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
         query, other = (a, b) if info_a <= info_b else (b, a)
         same_type = idx.node_types[a] == idx.node_types[b]
         verdict = verdict_from(query, other, s) if same_type else "ambiguous"
-        if (verdict == "ambiguous" and same_type and info_a[0] == info_b[0] and _SLIPS & s.features.keys()
+        if (verdict == "ambiguous" and same_type and _SLIPS & s.features.keys()
+                and (info_a[0] == info_b[0] or "rule_split" in s.features)
                 and _hapax_words(idx, other, query) and verdict_from(other, query, s) == "unique"):
             # a misspelling (as informative, its own words written nowhere else) whose best match is clearly
             # the other name: settled from its side ("Colegamte" -> "Colegate" while "Colegtae" also points

@@ -240,7 +240,7 @@ def slip_pair_codes(idx: NameIndex) -> np.ndarray:
     the pairs that meet, those person_slip accepts are returned (the others are no slips: "james smith" /
     "jane smith" meet at "sm" + "jame")."""
     exact: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    deleted: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    deleted: dict[tuple[str, ...], list[tuple[str, int]]] = defaultdict(list)  # -> (the word, node)
     joined: dict[tuple[str, str], list[int]] = defaultdict(list)
     for node, key in enumerate(idx.keys):
         typ = idx.node_types[node]
@@ -258,25 +258,21 @@ def slip_pair_codes(idx: NameIndex) -> np.ndarray:
                 if i != j:
                     exact[(typ, other[:2], word)].append(node)
                     for v in dels:
-                        deleted[(typ, other[:2], v)].append(node)
+                        deleted[(typ, other[:2], v)].append((word, node))
     n = len(idx.keys)
     cap = idx.config.max_bucket
     codes: list[int] = []
-
-    def pairs(xs: list[int], ys: list[int] | None = None) -> None:
-        if ys is None:
-            xs = sorted(set(xs))
-            if 2 <= len(xs) <= cap:
-                codes.extend(xs[i] * n + y for i in range(len(xs)) for y in xs[i + 1 :])
-        elif len(xs) + len(ys) <= cap:
-            codes.extend(min(x, y) * n + max(x, y) for x in xs for y in ys if x != y)
-
     for members in joined.values():
-        pairs(members)
-    for k, members in deleted.items():
-        pairs(members)
-        if k in exact:
-            pairs(exact[k], members)
+        if 2 <= len(members) <= cap:
+            codes.extend(x * n + y for i, x in enumerate(members) for y in members[i + 1 :])
+    for k, entries in deleted.items():
+        ys = exact.get(k, [])
+        if len(entries) + len(ys) > cap or len(entries) + len(ys) < 2:
+            continue
+        # two different words with one deletion in common (the same word in both names is not a slip there)
+        codes.extend(min(x, y) * n + max(x, y) for i, (w, x) in enumerate(entries) for v, y in entries[i + 1 :]
+                     if w != v and x != y)
+        codes.extend(min(x, y) * n + max(x, y) for _w, x in entries for y in ys if x != y)
     met = np.unique(np.array(codes, dtype=np.int64))
     keys, counts = idx.keys, idx.word_counts
     slip = [person_slip(keys[c // n], keys[c % n], counts.get(idx.node_types[c // n])) is not None for c in met.tolist()]

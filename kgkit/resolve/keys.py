@@ -403,15 +403,19 @@ def _slipped(ta: Sequence[str], tb: Sequence[str], counts: Mapping[str, int] | N
         return False
     for x, y in differ:
         short = min(len(x), len(y))
-        if short < 3 or not is_typo(x, y, prefix=False):
+        if short < 3 or abs(len(x) - len(y)) > 2:
             return False
-        if short < 5:
-            if counts is None:
-                return False
-            cx, cy = counts.get(x, 0), counts.get(y, 0)
-            if min(cx, cy) > 1 or max(cx, cy) < 2:
+        distance = _OSA.distance(x, y, score_cutoff=2)
+        if distance > 2 or (distance == 2 and (short < 6 or x[0] != y[0])) or any(c.isdigit() for c in x + y):
+            return False
+        if (distance == 2 and short <= 8) or short < 5:  # a slip in a short word, or two in a mid-length one:
+            cx, cy = (counts.get(x, 0), counts.get(y, 0)) if counts is not None else (2, 2)
+            if min(cx, cy) > 1 or max(cx, cy) < 2:  # only a rare spelling beside an attested one
                 return False
     return True
+
+
+from rapidfuzz.distance import OSA as _OSA  # noqa: E402
 
 
 def token_conflict(key_a: str, key_b: str) -> tuple[str, str] | None:
