@@ -177,6 +177,17 @@ def test_person_slips_short_words_swaps_and_splits():
     assert min(node["lara slape"], node["slape lary"]) * n + max(node["lara slape"], node["slape lary"]) in codes
 
 
+
+def test_misspellings_around_one_name_are_settled_from_their_side():
+    """Two misspellings of one organisation name, each clearly nearest it, merge into it though the name
+    itself has them as close rivals; a name whose differing word is written elsewhere too stays ambiguous."""
+    rows = [("O:1", "Akzo Nobel Chemicals", "Organization", 5), ("O:2", "Akzo Noble Chemicals", "Organization", 1),
+            ("O:3", "Akzo Nobell Chemicals", "Organization", 1)]
+    merged = {(c.source, c.target) for c in merge_candidates(_graph(rows))
+              if c.verdict == "unique" and c.score >= ResolveConfig().auto_accept}
+    assert {("O:2", "O:1"), ("O:3", "O:1")} <= merged
+
+
 def _mixed_names():
     import random
 

@@ -224,6 +224,16 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
     return scored
 
 
+def _spelling_pair(idx: NameIndex, a: int, b: int, info_a: tuple[int, float, int], info_b: tuple[int, float, int],
+                   s: Scored) -> bool:
+    """Two spellings of one name rather than a shorter and a fuller form: people paired by a slip rule
+    (keys.person_slip; a lost space may change the word count), other names with as many words paired on
+    the strings or up to spacing (not names differing in legal form, which may be two companies)."""
+    if idx.node_types[a] in PERSON_TYPES:
+        return bool(_SLIPS & s.features.keys()) and (info_a[0] == info_b[0] or "rule_split" in s.features)
+    return info_a[0] == info_b[0] and "rule_legal_form_differs" not in s.features
+
+
 def _hapax_words(idx: NameIndex, node: int, other: int) -> bool:
     """Every word of node's key that other's key lacks is written in no other name of its type."""
     counts = idx.word_counts.get(idx.node_types[node], {})
@@ -287,9 +297,9 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
         query, other = (a, b) if info_a <= info_b else (b, a)
         same_type = idx.node_types[a] == idx.node_types[b]
         verdict = verdict_from(query, other, s) if same_type else "ambiguous"
-        if (verdict == "ambiguous" and same_type and _SLIPS & s.features.keys()
-                and (info_a[0] == info_b[0] or "rule_split" in s.features)
-                and _hapax_words(idx, other, query) and verdict_from(other, query, s) == "unique"):
+        if (verdict == "ambiguous" and same_type and ranked[other][0][1] == query
+                and _spelling_pair(idx, a, b, info_a, info_b, s) and _hapax_words(idx, other, query)
+                and verdict_from(other, query, s) == "unique"):
             # a misspelling (as informative, its own words written nowhere else) whose best match is clearly
             # the other name: settled from its side ("Colegamte" -> "Colegate" while "Colegtae" also points
             # there: the hub of several misspellings is not ambiguous between them). Words written in several
