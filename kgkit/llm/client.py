@@ -303,8 +303,8 @@ class LLMClient:
                 self.requests += 1
                 meter.requests += 1
                 call = self.completion or _litellm_completion
-                response = await asyncio.wait_for(call(**kwargs, timeout=self.settings.timeout, **self.extra),
-                                                  timeout=self.settings.timeout + 5)
+                async with asyncio.timeout(self.settings.timeout + 5):  # no extra task, unlike wait_for
+                    response = await call(**kwargs, timeout=self.settings.timeout, **self.extra)
             except BaseException as exc:
                 if type(exc).__name__ in _MAYBE_BILLED:  # the provider may have done (and billed) the work
                     self.ledger.settle(reservation, cost_usd=None, model=self.model)
