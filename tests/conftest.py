@@ -71,7 +71,7 @@ def demo_run(tmp_path_factory):
         for _ in range(2):
             result = CliRunner().invoke(app, ["run", str(corpus), "-o", str(ws), "--json"])
             assert result.exit_code == 0, result.output
-            summaries.append(json.loads(result.output))
+            summaries.append(json.loads(result.stdout))
     return ws, summaries[0], summaries[1]
 
 

@@ -185,7 +185,7 @@ def test_cli_cache_info_and_prune(tmp_path):
     runner = CliRunner()
     info = runner.invoke(app, ["cache", "info", "--cache", str(tmp_path / "c"), "--json"])
     assert info.exit_code == 0, info.output
-    assert json.loads(info.output)["stages"]["upper"]["entries"] == 2
+    assert json.loads(info.stdout)["stages"]["upper"]["entries"] == 2
     pruned = runner.invoke(app, ["cache", "prune", "--cache", str(tmp_path / "c"), "--stage", "upper"])
     assert pruned.exit_code == 0 and "removed 2 entries" in pruned.output
     bad = runner.invoke(app, ["cache", "prune", "--cache", str(tmp_path / "c"), "--older-than", "soon"])

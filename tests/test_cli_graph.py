@@ -37,7 +37,7 @@ def workspace(tmp_path: Path) -> Path:
 def build(ws: Path, out: Path, *extra: str) -> dict:
     result = runner.invoke(app, ["build", str(ws / "extractions.jsonl"), "-o", str(out), "--json", *extra])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 def test_build_writes_graph_communities_and_view(workspace, tmp_path):
@@ -64,19 +64,19 @@ def test_build_is_byte_identical_and_learned_at_is_stamped(workspace, tmp_path):
 
 def test_build_reads_a_workspace_folder_and_a_siftkg_folder(workspace, tmp_path):
     result = runner.invoke(app, ["build", str(workspace), "-o", str(tmp_path / "w"), "--json", "--no-view"])
-    assert result.exit_code == 0 and json.loads(result.output)["relations"] == 4
+    assert result.exit_code == 0 and json.loads(result.stdout)["relations"] == 4
     if not (SIFTKG / "extractions").is_dir():
         pytest.skip("no sift-kg fixtures")
     result = runner.invoke(app, ["build", str(SIFTKG), "-o", str(tmp_path / "s"), "--json", "--no-view"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["entities"] > 0
+    assert json.loads(result.stdout)["entities"] > 0
 
 
 def test_topology_json_shape_and_pagination(workspace, tmp_path):
     out = build(workspace, tmp_path / "out", "--no-view")
     result = runner.invoke(app, ["topology", out["outputs"]["graph"], "--json", "--limit", "1"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["format"] == "kgkit.topology/1"
     assert set(data) == {"format", "counts", "communities", "connections", "bridges", "isolated", "params"}
     for key in ("communities", "connections", "bridges", "isolated"):
@@ -90,15 +90,15 @@ def test_query_json_shape_filters_and_not_found(workspace, tmp_path):
     graph = build(workspace, tmp_path / "out", "--no-view")["outputs"]["graph"]
     result = runner.invoke(app, ["query", "ada", "--graph", graph, "--depth", "2", "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["format"] == "kgkit.neighbourhood/1" and data["status"] == "found"
     assert data["matches"] == ["Person:ada"] and data["entities"]["total"] == 5
     assert {e["id"]: e["hop"] for e in data["entities"]["items"]}["Person:bob"] == 2
-    typed = json.loads(runner.invoke(app, ["query", "ada", "-g", graph, "--depth", "2", "--type", "Person", "--json"]).output)
+    typed = json.loads(runner.invoke(app, ["query", "ada", "-g", graph, "--depth", "2", "--type", "Person", "--json"]).stdout)
     assert [e["id"] for e in typed["entities"]["items"]] == ["Person:ada"]
     wrong = runner.invoke(app, ["query", "Person:ada", "-g", graph, "--type", "Organization", "--json"])
-    assert wrong.exit_code == 1 and json.loads(wrong.output)["status"] == "not_found"
+    assert wrong.exit_code == 1 and json.loads(wrong.stdout)["status"] == "not_found"
     missing = runner.invoke(app, ["query", "nobody", "-g", graph])
     assert missing.exit_code == 1 and "no entity matches" in missing.output
-    paged = json.loads(runner.invoke(app, ["query", "ada", "-g", graph, "--depth", "2", "--limit", "2", "--offset", "1", "--json"]).output)
+    paged = json.loads(runner.invoke(app, ["query", "ada", "-g", graph, "--depth", "2", "--limit", "2", "--offset", "1", "--json"]).stdout)
     assert paged["entities"]["total"] == 5 and len(paged["entities"]["items"]) == 2

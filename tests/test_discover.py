@@ -79,8 +79,8 @@ def test_discover_command_writes_a_domain_the_run_command_uses(corpus_copy, tmp_
             "--price-out", "2", "--max-cost", "0.05", "--json"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     domain = io.load_domain(ws / "domain.yaml")
     assert report["domain"] == domain.id and "Mission" in domain.entity_types and "WORKS_FOR" in domain.relation_types
-    again = json.loads(CliRunner().invoke(app, args).output)
+    again = json.loads(CliRunner().invoke(app, args).stdout)
     assert again["domain"] == domain.id and again["llm"]["spent_usd"] == 0  # cached request: same domain, free

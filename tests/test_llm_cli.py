@@ -31,7 +31,7 @@ def offline(monkeypatch):
 def run(*args: str) -> dict:
     result = CliRunner().invoke(app, ["run", *args, "--json", "--no-view"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 def test_run_with_a_model_extracts_reports_costs_and_reruns_for_free(corpus_copy, tmp_path, offline):
@@ -87,7 +87,7 @@ def test_extract_command_writes_extractions_and_costs_without_a_graph(corpus_cop
     result = CliRunner().invoke(app, ["extract", str(corpus_copy), "-o", str(ws), *PRICED, "--max-cost", "0.5",
                                       "--json"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert summary["chunk_errors"] == [] and summary["extractor"].startswith("llm:kgkit-fake/extractor")
     assert summary["llm"]["stages"]["extract"]["calls"] == summary["chunks"] and summary["llm_costs"]
     rows = [json.loads(line) for line in (ws / "extractions.jsonl").read_text().splitlines()]

@@ -214,3 +214,21 @@ def test_rate_limit_honours_retry_after():
     client, _ = make([err, '{"name": "Ada"}'], clock=clock)
     assert client.ask_sync(MESSAGES, Name, stage="demo").value.name == "Ada"
     assert clock.sleeps == [30.0]
+
+
+def test_litellm_loop_change_warning_is_not_shown_to_users():
+    """run_sync uses a fresh event loop per batch; litellm's note about moving its logging tasks is noise
+    (it once landed in a CLI's --json output through a test runner that mixes the streams)."""
+    import logging
+
+    from kgkit.llm.client import import_litellm
+
+    import_litellm()
+    logger = logging.getLogger("LiteLLM")
+
+    def shown(message: str) -> bool:
+        record = logger.makeRecord("LiteLLM", logging.WARNING, __file__, 1, message, (1, 0), None)
+        return all(f.filter(record) for f in logger.filters)
+
+    assert not shown("LoggingWorker: event loop changed; carried %d pending and revived %d dequeued")
+    assert shown("a real provider warning")

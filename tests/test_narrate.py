@@ -313,7 +313,7 @@ def test_cli_offline_and_json(tmp_path):
     assert result.exit_code == 0, result.output
     assert out.read_text().startswith("# Narrative") and (tmp_path / "story.json").is_file()
     result = CliRunner().invoke(app, ["narrate", str(tmp_path / "graph.json"), "-o", str(out), "--json"])
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["format"] == "kgkit.narrative/1" and set(data["sources"]) <= REL_IDS
     missing = CliRunner().invoke(app, ["narrate", str(tmp_path / "nope.json")])
     assert missing.exit_code == 2
@@ -332,7 +332,7 @@ def test_cli_model_needs_a_cap_and_degrades_on_unusable_answers(tmp_path):
     result = CliRunner().invoke(app, ["narrate", str(tmp_path), "--model", "kgkit-fake/n", "--free", "--json",
                                       "--entities", "1"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["overview"]["fallback"].startswith("invalid output") and data["model"] == "kgkit-fake/n"
     assert set(data["sources"]) <= REL_IDS and data["llm"]["spent_usd"] == 0
 

@@ -140,7 +140,7 @@ def test_cli_run_prints_summary_and_writes_outputs(corpus_copy, tmp_path):
     ws = tmp_path / "ws"
     result = CliRunner().invoke(app, ["run", str(corpus_copy), "-o", str(ws), "--json"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert summary["documents_ok"] == 3 and summary["entities"] > 0 and summary["extractor_calls"] > 0
     for name in ("graph.json", "graph.html", "run.json", "extractions.jsonl"):
         assert (ws / name).stat().st_size > 0

@@ -61,7 +61,7 @@ def workspace(tmp_path_factory):
 def search(ws, *args):
     result = CliRunner().invoke(app, ["search", *args, "-w", str(ws), "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 def test_json_schema(workspace):

@@ -71,7 +71,18 @@ def import_litellm() -> Any:
     litellm.suppress_debug_info = True
     # instructor logs every failed attempt at ERROR; kgkit reports failures as records instead
     logging.getLogger("instructor").setLevel(logging.CRITICAL)
+    lite_logger = logging.getLogger("LiteLLM")
+    if not any(isinstance(f, _LoopChangeFilter) for f in lite_logger.filters):
+        lite_logger.addFilter(_LoopChangeFilter())
     return litellm
+
+
+class _LoopChangeFilter(logging.Filter):
+    """Drops litellm's "LoggingWorker: event loop changed" warning: `run_sync` runs each batch of calls in
+    a fresh event loop on purpose, and litellm moves its pending logging tasks over by itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "event loop changed" not in str(record.msg)
 
 
 def run_sync(make: Callable[[], Coroutine[Any, Any, R]]) -> R:
