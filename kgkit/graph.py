@@ -11,7 +11,6 @@ new values and never change the tables in place.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -22,7 +21,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from kgkit.types import short_hash
+from kgkit.types import canonical_json, short_hash
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -139,9 +138,8 @@ def _column_cells(column: pd.Series) -> list[Any]:
 
 
 def _canonical(value: Any) -> bytes:
-    """The canonical JSON of one value (kgkit.io.dumps_json: sorted keys, UTF-8, no NaN), as bytes."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.encode("utf-8")
+    """The canonical JSON of one value (kgkit.types.canonical_json), as UTF-8 bytes."""
+    return canonical_json(value).encode("utf-8")
 
 
 def _column_json(column: pd.Series) -> list[Any]:

@@ -24,7 +24,7 @@ from typing import Any
 from kgkit.domain import Domain, DomainError, parse_domain
 from kgkit.graph import Graph
 from kgkit.load import DEFAULT_MAX_BYTES, SUPPORTED_SUFFIXES, media_type_for  # noqa: F401 (re-exported)
-from kgkit.types import RawFile
+from kgkit.types import RawFile, canonical_json
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 # domains/ sits at the repository root; wheels carry it inside the package (see pyproject force-include)
@@ -82,9 +82,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def dumps_json(value: Any) -> str:
-    """Canonical JSON: sorted keys, UTF-8, stable separators (same value -> same bytes)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+dumps_json = canonical_json  # canonical JSON text (kgkit.types): sorted keys, UTF-8, stable separators
 
 
 def write_json(path: str | os.PathLike[str], value: Any, *, indent: int | None = None) -> None:

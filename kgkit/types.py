@@ -13,7 +13,8 @@ False
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+import json
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +28,15 @@ def sha256_hex(data: bytes | str) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8")
     return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON: sorted keys, UTF-8 text, stable separators, no NaN (same value -> same text).
+
+    >>> canonical_json({"b": 1, "a": "é"})
+    '{"a":"é","b":1}'
+    """
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def short_hash(*parts: str, length: int = 16) -> str:
