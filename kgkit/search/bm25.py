@@ -89,7 +89,7 @@ class KeywordIndex:
         self.row_start.append(0)
         self.lengths = (_Growing(np.float32), _Growing(np.float32))
         self.alive = _Growing(np.bool_, False)
-        self._live = 0
+        self.live = 0  # live (not retired) rows
         self.pairs = _Growing(np.int64)  # each row's distinct adjacent term pairs (a << 32 | b), sorted
         self.pair_start = _Growing(np.int64)  # row -> its slice of pairs
         self.pair_start.append(0)
@@ -103,14 +103,6 @@ class KeywordIndex:
 
     def __len__(self) -> int:
         return self.alive.n
-
-    @property
-    def live(self) -> int:
-        """Live (not retired) rows."""
-        return self._live
-
-    def _written(self) -> None:
-        self.drop_cache()
 
     def drop_cache(self) -> None:
         """Forget the per-term contributions and length norms (a write does this; benchmarks call it to time
@@ -141,7 +133,7 @@ class KeywordIndex:
         first = self.alive.n
         if not rows:
             return first
-        self._written()
+        self.drop_cache()
         ids = [(self._term_ids(title), self._term_ids(body)) for title, body in rows]
         len0 = np.array([len(a) for a, _ in ids], dtype=np.int64)
         len1 = np.array([len(b) for _, b in ids], dtype=np.int64)
@@ -181,16 +173,16 @@ class KeywordIndex:
             self.df.extend(np.zeros(len(self.vocab) - self.df.n, np.int64))
         self.df.data[: len(self.vocab)] += np.bincount(e_term, minlength=len(self.vocab))
         self.alive.extend(np.ones(len(rows), dtype=np.bool_))
-        self._live += len(rows)
+        self.live += len(rows)
         return first
 
     def retire(self, row: int) -> None:
         """Take a row out of every statistic and result (its entries stay, masked)."""
         if not self.alive.data[row]:
             return
-        self._written()
+        self.drop_cache()
         self.alive.data[row] = False
-        self._live -= 1
+        self.live -= 1
         self.df.data[self.e_term.data[self.row_start.data[row] : self.row_start.data[row + 1]]] -= 1
 
     # ----------------------------------------------------------------- inverted view
@@ -227,7 +219,7 @@ class KeywordIndex:
             alive = self.alive.view()
             norms = []
             for lengths in self.lengths:
-                avg = max(float(lengths.view()[alive].sum(dtype=np.float64)) / max(self._live, 1), 1e-9)
+                avg = max(float(lengths.view()[alive].sum(dtype=np.float64)) / max(self.live, 1), 1e-9)
                 norms.append(1.0 - self.b + self.b * lengths.view() / avg)
             self._norm_cache = norms
         return self._norm_cache
@@ -248,7 +240,7 @@ class KeywordIndex:
         if not all(self.weights):  # a row with the term only in a weight-0 field does not match it
             rows, tf = rows[tf > 0], tf[tf > 0]
         df = int(self.df.data[term])
-        idf = math.log(1.0 + (self._live - df + 0.5) / (df + 0.5))
+        idf = math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
         if self._scored_entries + len(rows) > SCORE_CACHE_ENTRIES:  # bounded memory (~12 bytes an entry)
             self.drop_cache()
         hit = self._scored[term] = (rows, idf * tf * (self.k1 + 1.0) / (tf + self.k1))
@@ -264,7 +256,7 @@ class KeywordIndex:
         df = self.df.view()
         ids = [i for i in (self.vocab.get(t) for t in dict.fromkeys(terms)) if i is not None and df[i] > 0]
         empty = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int16))
-        if not ids or self._live == 0:
+        if not ids or self.live == 0:
             return empty
         scores = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=np.int16)
@@ -351,5 +343,5 @@ class KeywordIndex:
         index._inv_term, index._inv_entry = index.e_term.data[entry], entry
         index._offsets = np.searchsorted(index._inv_term, np.arange(len(index.vocab) + 1, dtype=np.int32))
         index._sorted = len(entry)
-        index._live = int(np.count_nonzero(index.alive.view()))
+        index.live = int(np.count_nonzero(index.alive.view()))
         return index
