@@ -161,12 +161,12 @@ class SearchIndex:
         next open rebuilds and saves)."""
         if self.store is None:
             return False
-        generation, ids = self.store.ids()
+        ids = self.store.ids()
         with self._lock:
             alive = self.keyword.alive.view()
             if ids != [item.id for item, live in zip(self.items, alive) if live]:
                 return False
-            self.store.save_snapshot(self.keyword.state(), generation=generation, ids=ids)
+            self.store.save_snapshot(self.keyword.state(), ids=ids)
             self._dirty = False
         return True
 

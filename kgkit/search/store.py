@@ -9,11 +9,10 @@ each; a write returns only once its transaction is durable (each commit then cos
 `synchronous="NORMAL"` syncs at checkpoints only: still atomic and crash-safe for the process, but the last
 commits can be lost on power failure. Rows keep insertion order (AUTOINCREMENT), so loading rebuilds the same row order.
 
-Every commit also bumps a `generation` counter in the same transaction. Beside the database, `keyword.npz` is a
-snapshot of the in-memory keyword index (numpy arrays, no pickle) stamped with the generation and the item ids
-it was built from; opening uses it when those ids are still the first stored rows (rows appended since are
-added on top), so it is a cache: a missing, torn or foreign snapshot, or one whose rows were replaced or
-removed since, just means the index is rebuilt from the rows. It is written atomically
+Beside the database, `keyword.npz` is a snapshot of the in-memory keyword index (numpy arrays, no pickle)
+stamped with the item ids it was built from; opening uses it when those ids are still the first stored rows
+(rows appended since are added on top), so it is a cache: a missing, torn or foreign snapshot, or one whose
+rows were replaced or removed since, just means the index is rebuilt from the rows. It is written atomically
 (temporary file, then rename) and not fsynced, since the database alone is the durable state.
 
 >>> import tempfile, pathlib, numpy as np
@@ -99,45 +98,35 @@ class IndexStore:
 
     def load(self) -> tuple[list[SearchItem], list[np.ndarray | None], dict[str, Any]]:
         """Every stored item in insertion order, its vector (None if it has none), and the metadata, read in
-        one transaction (so `meta["generation"]` is the generation of these rows)."""
+        one transaction (so the metadata is that of these rows)."""
         items, vectors = [], []
-        with self._commit_lock:
-            return self._load(items, vectors)
-
-    def _load(self, items: list[SearchItem], vectors: list[np.ndarray | None]
-              ) -> tuple[list[SearchItem], list[np.ndarray | None], dict[str, Any]]:
-        self.conn.execute("BEGIN")
-        try:
-            for data, blob, digest in self.conn.execute("SELECT data, vector, hash FROM items ORDER BY row"):
-                fields = json.loads(data)
-                for key in ("documents", "entities"):
-                    fields[key] = tuple(fields[key])
-                items.append(SearchItem(**fields, hash=digest))
-                vectors.append(None if blob is None else np.frombuffer(blob, dtype=np.float32))
-            meta = self.meta()
-        finally:
-            self.conn.execute("COMMIT")
-        return items, vectors, meta
-
-    def ids(self) -> tuple[int, list[str]]:
-        """The generation and the stored item ids in row order, read in one transaction."""
         with self._commit_lock:
             self.conn.execute("BEGIN")
             try:
-                ids = [i for (i,) in self.conn.execute("SELECT id FROM items ORDER BY row")]
-                generation = self.meta().get("generation", 0)
+                for data, blob, digest in self.conn.execute("SELECT data, vector, hash FROM items ORDER BY row"):
+                    fields = json.loads(data)
+                    for key in ("documents", "entities"):
+                        fields[key] = tuple(fields[key])
+                    items.append(SearchItem(**fields, hash=digest))
+                    vectors.append(None if blob is None else np.frombuffer(blob, dtype=np.float32))
+                meta = self.meta()
             finally:
                 self.conn.execute("COMMIT")
-        return generation, ids
+        return items, vectors, meta
+
+    def ids(self) -> list[str]:
+        """The stored item ids in row order (under the commit lock: the connection is shared by the writers)."""
+        with self._commit_lock:
+            return [i for (i,) in self.conn.execute("SELECT id FROM items ORDER BY row")]
 
     @property
     def snapshot_path(self) -> Path:
         return self.folder / SNAPSHOT_NAME
 
-    def save_snapshot(self, arrays: dict[str, np.ndarray], *, generation: int, ids: Sequence[str]) -> None:
-        """Write the keyword snapshot for `generation` and these ids (atomic rename; a cache, not fsynced)."""
+    def save_snapshot(self, arrays: dict[str, np.ndarray], *, ids: Sequence[str]) -> None:
+        """Write the keyword snapshot for these ids (atomic rename; a cache, not fsynced)."""
         tmp = self.folder / f".{SNAPSHOT_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
-        stamp = json.dumps({"format": SNAPSHOT_FORMAT, "generation": generation, "ids": list(ids)})
+        stamp = json.dumps({"format": SNAPSHOT_FORMAT, "ids": list(ids)})
         with open(tmp, "wb") as fh:
             np.savez(fh, _stamp=np.frombuffer(stamp.encode(), dtype=np.uint8), **arrays)
         os.replace(tmp, self.snapshot_path)
@@ -214,5 +203,3 @@ class IndexStore:
                         (item.id, item.hash, json.dumps(data, ensure_ascii=False), blob))
         for key, value in (pending.meta or {}).items():
             cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
-        cur.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', CAST(1 + COALESCE("
-                    "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'), 0) AS TEXT))")
