@@ -139,8 +139,6 @@ class KeywordIndex:
         len1 = np.array([len(b) for _, b in ids], dtype=np.int64)
         size = len0 + len1
         flat = np.fromiter((t for a, b in ids for t in (*a, *b)), dtype=np.int64, count=int(size.sum()))
-        if len(flat) == 0:
-            flat = np.zeros(0, dtype=np.int64)  # every row empty: rows with no entries and no pairs
         row = np.repeat(np.arange(len(rows), dtype=np.int64), size)
         starts = np.concatenate([[0], np.cumsum(size)[:-1]])
         field = (np.arange(len(flat)) - np.repeat(starts, size) >= np.repeat(len0, size)).astype(np.int64)
