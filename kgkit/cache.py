@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from kgkit.executor import Executor, SerialExecutor
 from kgkit.fingerprint import fingerprint
-from kgkit.io import atomic_write_bytes, dumps_json
+from kgkit.io import atomic_file, atomic_write_bytes, dumps_json
 from kgkit.stage import stage_identity
 
 T = TypeVar("T")
@@ -339,11 +339,9 @@ class Cache:
     def export(self, dest: str | os.PathLike[str]) -> Path:
         """Pack the cache into a .tar.gz that `import_archive` (or `kgkit cache import`) restores elsewhere."""
         dest = Path(dest)
-        tmp = dest.with_name(f".{dest.name}.tmp")
-        with tarfile.open(tmp, "w:gz") as tar:
+        with atomic_file(dest) as fh, tarfile.open(fileobj=fh, mode="w:gz") as tar:
             for _stage, path, _st in self.entries():
                 tar.add(path, arcname=str(path.relative_to(self.root)))
-        os.replace(tmp, dest)
         return dest
 
     def import_archive(self, archive: str | os.PathLike[str]) -> int:

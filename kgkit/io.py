@@ -17,9 +17,10 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from kgkit.domain import Domain, DomainError, parse_domain
 from kgkit.graph import Graph
@@ -54,17 +55,30 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | bytearray, *, durable: bool = True) -> None:
-    """Write bytes to path atomically (temp file in the same folder, fsync, rename).
+@contextmanager
+def atomic_file(path: str | os.PathLike[str], *, durable: bool = True, text: bool = False,
+                buffering: int = -1) -> Iterator[IO[Any]]:
+    """A file handle whose content replaces `path` atomically when the block ends without an error (temp file
+    in the same folder, fsync unless `durable=False`, rename); on an error the temp file is removed and `path`
+    is untouched. For writers that stream (np.savez, tarfile, many lines); `text=True` gives UTF-8 text.
 
-    `durable=False` skips the fsync: readers still never see half a file (the rename is atomic), but after a
-    power cut the file may be empty. For data that can be recomputed and is checked on read (cache entries)."""
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_file(target, text=True) as fh:
+    ...     _ = fh.write("done\\n")
+    >>> target.read_text()
+    'done\\n'
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        if text:
+            fh: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=buffering)
+        else:
+            fh = os.fdopen(fd, "wb", buffering=buffering)
+        with fh:
+            yield fh
             fh.flush()
             os.fchmod(fh.fileno(), _file_mode(target))
             if durable:
@@ -76,6 +90,15 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | bytearray, *,
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | bytearray, *, durable: bool = True) -> None:
+    """Write bytes to path atomically (temp file in the same folder, fsync, rename).
+
+    `durable=False` skips the fsync: readers still never see half a file (the rename is atomic), but after a
+    power cut the file may be empty. For data that can be recomputed and is checked on read (cache entries)."""
+    with atomic_file(path, durable=durable) as fh:
+        fh.write(data)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

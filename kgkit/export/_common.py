@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from kgkit.graph import LIST_COLUMNS, TABLES, Graph, empty_table
+from kgkit.io import atomic_file
 
 Kind = str  # "str" | "int" | "float" | "bool" | "list"
 
@@ -129,16 +130,9 @@ def graph_from_tables(tables: dict[str, pd.DataFrame], meta: dict[str, Any] | No
 
 def atomic_write_lines(path: str | os.PathLike[str], lines: Iterable[str], *, chunk: int = 1 << 20) -> Path:
     """Stream text to ``path`` atomically: UTF-8 into a temp file beside it, fsync, rename."""
-    final, tmp = atomic_dir_file(path, "")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="", buffering=chunk) as fh:
-            fh.writelines(lines)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return final
+    with atomic_file(path, text=True, buffering=chunk) as fh:
+        fh.writelines(lines)
+    return Path(path)
 
 
 def atomic_dir_file(dest: str | os.PathLike[str], name: str) -> tuple[Path, Path]:

@@ -16,7 +16,8 @@ rows were replaced or removed since, just means the index is rebuilt from the ro
 (temporary file, then rename) and not fsynced, since the database alone is the durable state.
 
 >>> import tempfile, pathlib, numpy as np
->>> from kgkit.search.items import SearchItem
+>>> from kgkit.io import atomic_file
+from kgkit.search.items import SearchItem
 >>> store = IndexStore(pathlib.Path(tempfile.mkdtemp()) / "index")
 >>> store.write([(SearchItem(id="c1", kind="chunk", title="", body="Ada met Bob."), np.ones(2, np.float32))])
 >>> items, vectors, meta = store.load()
@@ -38,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from kgkit.io import atomic_file
 from kgkit.search.items import SearchItem
 
 FORMAT = "kgkit.search/1"
@@ -125,11 +127,9 @@ class IndexStore:
 
     def save_snapshot(self, arrays: dict[str, np.ndarray], *, ids: Sequence[str]) -> None:
         """Write the keyword snapshot for these ids (atomic rename; a cache, not fsynced)."""
-        tmp = self.folder / f".{SNAPSHOT_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
         stamp = json.dumps({"format": SNAPSHOT_FORMAT, "ids": list(ids)})
-        with open(tmp, "wb") as fh:
+        with atomic_file(self.snapshot_path, durable=False) as fh:
             np.savez(fh, _stamp=np.frombuffer(stamp.encode(), dtype=np.uint8), **arrays)
-        os.replace(tmp, self.snapshot_path)
 
     def load_snapshot(self, ids: Sequence[str]) -> tuple[dict[str, np.ndarray], int] | None:
         """The snapshot's arrays and how many rows it holds, if the rows it was made from are the first rows of
