@@ -229,7 +229,6 @@ def base_key(key: str) -> str:
 
 
 @lru_cache(maxsize=1 << 18)
-@lru_cache(maxsize=1 << 18)
 def squash_key(key: str) -> str:
     """A key without legal forms and spaces, a legal form glued to its end dropped too: names equal up to
     spacing and legal form ("gist brocades bv" / "gistbrocades", "unilevernv" / "unilever nv").
