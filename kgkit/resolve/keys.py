@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
+from rapidfuzz.distance import OSA
+
 from kgkit.names import normalise_name
 
 PERSON_TYPES = frozenset({"Person", "PERSON", "person"})
@@ -349,8 +351,6 @@ def is_typo(a: str, b: str, *, prefix: bool = True) -> bool:
     >>> is_typo("nobel", "noble")
     True
     """
-    from rapidfuzz.distance import OSA
-
     if any(ch.isdigit() for ch in a + b):
         return False  # "1991" / "1997", "No. 3" / "No. 5": numbers are never typos of each other
     if prefix and min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)):
@@ -404,7 +404,7 @@ def _slipped(ta: Sequence[str], tb: Sequence[str], counts: Mapping[str, int] | N
         short = min(len(x), len(y))
         if short < 3 or abs(len(x) - len(y)) > 2:
             return False
-        distance = _OSA.distance(x, y, score_cutoff=2)
+        distance = OSA.distance(x, y, score_cutoff=2)
         if distance > 2 or (distance == 2 and (short < 6 or x[0] != y[0])) or any(c.isdigit() for c in x + y):
             return False
         if (distance == 2 and short <= 8) or short < 5:  # a slip in a short word, or two in a mid-length one:
@@ -412,9 +412,6 @@ def _slipped(ta: Sequence[str], tb: Sequence[str], counts: Mapping[str, int] | N
             if min(cx, cy) > 1 or max(cx, cy) < 2:  # only a rare spelling beside an attested one
                 return False
     return True
-
-
-from rapidfuzz.distance import OSA as _OSA  # noqa: E402
 
 
 def token_conflict(key_a: str, key_b: str) -> tuple[str, str] | None:
