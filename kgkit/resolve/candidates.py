@@ -256,6 +256,7 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
     for lst in ranked.values():
         lst.sort(key=lambda x: (-x[0], x[1]))
     close = idx.config.auto_accept
+    info = {n: _information(idx, n) for n in ranked}  # once per node, not per pair and rival
 
     def linked(x: int, y: int) -> bool:
         hit = scored.get((x, y) if x < y else (y, x))
@@ -271,7 +272,7 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
                 return False
             if (w != query and w != other and linked(w, other) and idx.node_types[w] == idx.node_types[n]
                     and (idx.node_types[w] not in PERSON_TYPES
-                         or _information(idx, w)[0] >= min(_information(idx, n)[0], _information(idx, other)[0]))):
+                         or info[w][0] >= min(info[n][0], info[other][0]))):
                 return True  # a shorter form ("C. Campbell") links two people: for people only as full a name counts
         return False
 
@@ -293,7 +294,7 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
 
     out = {}
     for (a, b), s in scored.items():
-        info_a, info_b = _information(idx, a), _information(idx, b)
+        info_a, info_b = info[a], info[b]
         query, other = (a, b) if info_a <= info_b else (b, a)
         same_type = idx.node_types[a] == idx.node_types[b]
         verdict = verdict_from(query, other, s) if same_type else "ambiguous"
