@@ -235,7 +235,8 @@ def _spelling_pair(idx: NameIndex, a: int, b: int, info_a: tuple[int, float, int
 
 
 def _hapax_words(idx: NameIndex, node: int, other: int) -> bool:
-    """Every word of node's key that other's key lacks is written in no other name of its type."""
+    """Every word of node's key that other's key lacks is written in no other name of its type. Word counts
+    exist for person names only (NameIndex.word_counts), so for other types this always holds."""
     counts = idx.word_counts.get(idx.node_types[node], {})
     own = set(idx.keys[other].split())
     return all(counts.get(w, 0) <= 1 for w in idx.keys[node].split() if w not in own)
