@@ -26,8 +26,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgkit.graph import TABLES, Graph, relation_id
 from kgkit.resolve.decisions import _RANK, Decision
 from kgkit.stage import stage
+from kgkit.types import canonical_json, sha256_hex
 
 
 class JournalEntry(BaseModel):
@@ -82,9 +81,9 @@ class Applied:
 
 def graph_sha256(graph: Graph | dict[str, Any]) -> str:
     """sha256 of the graph's canonical JSON (what kgkit.io.save_graph writes, up to the newline)."""
-    data = graph.to_json_dict() if isinstance(graph, Graph) else graph
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    if isinstance(graph, Graph):
+        return sha256_hex(graph.to_json_bytes())
+    return sha256_hex(canonical_json(graph))
 
 
 # --------------------------------------------------------------------------- merges
