@@ -81,6 +81,7 @@ def run(
 
     from kgkit.cache import Cache
     from kgkit.cli_graph import _learned_at
+    from kgkit.cli_llm import extraction_batch_size
     from kgkit.domain import DomainError
     from kgkit.pipeline import run_pipeline
 
@@ -111,7 +112,7 @@ def run(
 
         try:
             result = run_pipeline(docs, output, domain=domain, cache=run_cache, extractor=extractor,
-                                  batch_size=16 if extractor is None else max(64, 32 * concurrency),
+                                  batch_size=extraction_batch_size(extractor is not None, concurrency),
                                   max_bytes=_size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                                   max_view_nodes=view_nodes, write_view=not no_view, progress=progress,
                                   learned_at=_learned_at(learned_at))

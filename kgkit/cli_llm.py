@@ -58,6 +58,16 @@ def llm_client(
                      extra={"api_base": api_base} if api_base else {})
 
 
+def extraction_batch_size(uses_llm: bool, concurrency: int) -> int:
+    """Chunks per extraction batch: small for the offline extractor (progress, memory), large for an LLM so
+    the requests of one batch keep `concurrency` slots busy (a batch ends before the next one starts).
+
+    >>> extraction_batch_size(False, 8), extraction_batch_size(True, 8)
+    (16, 256)
+    """
+    return max(64, 32 * concurrency) if uses_llm else 16
+
+
 def llm_rows(summary: dict[str, Any], *, top_documents: int = 10) -> list[tuple[str, str]]:
     """Summary table rows for the LLM part of a run: budget, spending, requests and tokens per stage, and the
     documents that cost most (this run's spending)."""
@@ -184,7 +194,7 @@ def extract(
     documents, errors = load_corpus(docs, cache=cache, max_bytes=_size(max_size))
     chunks, extractions = extract_documents(
         documents, cache=cache, domain=dom, extractor=extractor, max_chars=chunk_chars, overlap_chars=overlap_chars,
-        batch_size=16 if model is None else max(64, 32 * concurrency))
+        batch_size=extraction_batch_size(model is not None, concurrency))
     ledger = getattr(getattr(extractor, "client", None), "ledger", None)
     summary: dict[str, Any] = {
         "documents_ok": len(documents), "documents_failed": len(errors),
