@@ -16,8 +16,7 @@ rows were replaced or removed since, just means the index is rebuilt from the ro
 (temporary file, then rename) and not fsynced, since the database alone is the durable state.
 
 >>> import tempfile, pathlib, numpy as np
->>> from kgkit.io import atomic_file
-from kgkit.search.items import SearchItem
+>>> from kgkit.search.items import SearchItem
 >>> store = IndexStore(pathlib.Path(tempfile.mkdtemp()) / "index")
 >>> store.write([(SearchItem(id="c1", kind="chunk", title="", body="Ada met Bob."), np.ones(2, np.float32))])
 >>> items, vectors, meta = store.load()
