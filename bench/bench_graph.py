@@ -6,7 +6,7 @@ sift-kg extraction sets written by ../shared/bench/gen_extractions.py.
     .venv/bin/python bench/bench_graph.py --generate 20000 /tmp/n20000   # the same files, in seconds
 
 Each data set is measured in a fresh subprocess, so the peak RSS (ru_maxrss) is that of kgkit alone:
-interpreter + imports + reading the extraction files (kgkit.importers.read_siftkg_mentions) + the build +
+interpreter + imports + reading the extraction files (kgkit.io.importers.read_siftkg_mentions) + the build +
 saving graph.json (+ at n <= 5000 a second build from read_siftkg_extractions, checked to give the same
 bytes). `measure_kgkit(extractions_dir) -> dict`
 is the entry point a side-by-side script (kgkit vs sift-kg) imports.
@@ -32,10 +32,10 @@ def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -
     import statistics
 
     from kgkit import io
-    from kgkit.build import build_graph
-    from kgkit.communities import assign_communities, detect_communities
-    from kgkit.importers import read_siftkg_extractions, read_siftkg_mentions
-    from kgkit.topology import neighbourhood, topology
+    from kgkit.stages.build import build_graph
+    from kgkit.stages.communities import assign_communities, detect_communities
+    from kgkit.io.importers import read_siftkg_extractions, read_siftkg_mentions
+    from kgkit.stages.topology import neighbourhood, topology
 
     figures: dict[str, Any] = {"dataset": str(folder)}
     dom = io.load_domain(domain)

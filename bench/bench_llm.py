@@ -17,10 +17,10 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from kgkit.cache import Cache
-from kgkit.cli_llm import llm_extractor
-from kgkit.llm.fake import register_fake_provider
-from kgkit.pipeline import run_pipeline
+from kgkit.io.cache import Cache
+from kgkit.cli.llm import llm_extractor
+from kgkit.testing.fake_llm import register_fake_provider
+from kgkit.workflows.pipeline import run_pipeline
 
 
 def make_corpus(root: Path) -> Path:

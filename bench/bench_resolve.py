@@ -91,7 +91,7 @@ def row(name: str, p: float, r: float) -> str:
 
 def kgkit_resolve(graph, *, embedder=None, config=None) -> tuple[dict[str, str], dict[str, float]]:
     """entity id -> final id after the default policy, and timings (the candidates under "candidate_list")."""
-    from kgkit.resolve import ResolveConfig, apply_decisions, decide, merge_candidates
+    from kgkit.stages.resolve import ResolveConfig, apply_decisions, decide, merge_candidates
 
     t0 = time.perf_counter()
     cands = merge_candidates(graph, embedder=embedder, config=config or ResolveConfig())
@@ -107,7 +107,7 @@ def kgkit_resolve(graph, *, embedder=None, config=None) -> tuple[dict[str, str],
 
 def policy_clusters(cands) -> dict[str, str]:
     """entity id -> cluster id from the default policy's merges on these candidates (union-find, no apply)."""
-    from kgkit.resolve import decide
+    from kgkit.stages.resolve import decide
 
     parent: dict[str, str] = {}
 
@@ -124,9 +124,9 @@ def policy_clusters(cands) -> dict[str, str]:
 
 def names_graph(rows: list[tuple[str, str]]):
     """A graph whose entities are the given (name, type) rows, one document per row (the real build stage)."""
-    from kgkit.build import build_graph
-    from kgkit.domain import parse_domain
-    from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, TextExtraction
+    from kgkit.stages.build import build_graph
+    from kgkit.core.domain import parse_domain
+    from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, TextExtraction
 
     types = sorted({t for _, t in rows} | {"Person", "Organization", "Other"})
     dom = parse_domain("name: bench\nentity_types: {" + ", ".join(f"{t}: x" for t in types) + "}")
@@ -139,8 +139,8 @@ def names_graph(rows: list[tuple[str, str]]):
 
 
 def read_siftkg(folder: Path):
-    """sift-kg 0.9.0 extraction JSON -> kgkit DocumentExtractions (until kgkit.importers lands)."""
-    from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+    """sift-kg 0.9.0 extraction JSON -> kgkit DocumentExtractions (until kgkit.io.importers lands)."""
+    from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
 
     docs = []
     for path in sorted(folder.glob("*.json")):
@@ -164,9 +164,9 @@ def read_siftkg(folder: Path):
 
 
 def part_a(work: Path) -> list[str]:
-    from kgkit.build import build_graph
-    from kgkit.domain import parse_domain
-    from kgkit.names import entity_id
+    from kgkit.stages.build import build_graph
+    from kgkit.core.domain import parse_domain
+    from kgkit.core.names import entity_id
 
     out = work / "n2000"
     if not (out / "truth.json").exists():
@@ -253,7 +253,7 @@ def _baseline(names: list[str], threshold: float) -> list[str]:
     import numpy as np
     from rapidfuzz import fuzz, process
 
-    from kgkit.names import normalise_name
+    from kgkit.core.names import normalise_name
 
     uniq = sorted({normalise_name(n) for n in names})
     parent = list(range(len(uniq)))
@@ -275,7 +275,7 @@ def _baseline(names: list[str], threshold: float) -> list[str]:
 
 
 def part_b() -> list[str]:
-    from kgkit.names import entity_id
+    from kgkit.core.names import entity_id
 
     lines = ["### (b) Real name variants: PATSTAT organisations and FEBRL people, vs a rapidfuzz baseline", "",
              "| data set | system | B-cubed P | B-cubed R | B-cubed F1 | pairwise P | pairwise R | pairwise F1 |",
@@ -294,7 +294,7 @@ def part_b() -> list[str]:
         pred = [mapping.get(entity_id(typ, n), entity_id(typ, n)) for n in names]
         systems = [(f"kgkit defaults ({secs:.1f} s)", pred)]
         if label.startswith("PATSTAT"):
-            from kgkit.resolve import ResolveConfig
+            from kgkit.stages.resolve import ResolveConfig
 
             loose, _ = kgkit_resolve(graph, config=ResolveConfig(rule_legal_form_differs=0.93))
             systems.append(("kgkit, legal forms as variants (rule_legal_form_differs=0.93)",
@@ -315,7 +315,7 @@ def _febrl_kind(a: str, b: str) -> str:
     """What separates two names of one FEBRL person (match keys, word by word)."""
     from rapidfuzz.distance import OSA
 
-    from kgkit.resolve.keys import match_key
+    from kgkit.stages.resolve.keys import match_key
 
     ta, tb = match_key(a, "Person").split(), match_key(b, "Person").split()
     if len(ta) != len(tb):
@@ -339,7 +339,7 @@ def _febrl_errors(names: list[str], truth: list[str], pred: list[str]) -> list[s
 
     from rapidfuzz import fuzz
 
-    from kgkit.names import normalise_name
+    from kgkit.core.names import normalise_name
 
     by_truth: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for n, t, p in zip(names, truth, pred):
@@ -396,9 +396,9 @@ def part_c() -> list[str]:
     import importlib.util
     import os
 
-    from kgkit.embed import HashingEmbedder
-    from kgkit.names import entity_id
-    from kgkit.resolve import merge_candidates
+    from kgkit.stages.embed import HashingEmbedder
+    from kgkit.core.names import entity_id
+    from kgkit.stages.resolve import merge_candidates
 
     spec = importlib.util.spec_from_file_location("gen", SHARED / "bench" / "gen_extractions.py")
     gen = importlib.util.module_from_spec(spec)

@@ -95,7 +95,8 @@ def distractors(docs: list[dict], n: int, seed: int = 0) -> list[dict]:
 
 
 def kgkit_items(docs: list[dict]):
-    from kgkit.search import SearchItem
+    from kgkit.stages.search import SearchItem
+    from kgkit.io.search_store import open_index
 
     return [SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"], document_id=d["id"],
                        documents=(d["id"],)) for d in docs]
@@ -104,8 +105,8 @@ def kgkit_items(docs: list[dict]):
 def embed_pool(docs, *, embedder, cache, noise=0.05, seed=0) -> np.ndarray:
     """MiniLM vectors (through the cache) for real docs; a distractor gets its source doc's vector plus Gaussian
     noise, renormalised (MiniLM on one shared core embeds ~7-100 docstrings/s: 90k distractors would take hours)."""
-    from kgkit.embed import embed_rows
-    from kgkit.search import SearchItem
+    from kgkit.stages.embed import embed_rows
+    from kgkit.stages.search import SearchItem
 
     real = [d for d in docs if "source" not in d]
     texts = [SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"]).text for d in real]
@@ -124,7 +125,7 @@ def embed_pool(docs, *, embedder, cache, noise=0.05, seed=0) -> np.ndarray:
 
 
 def run_kgkit(docs, queries, *, embedder, cache, k=5) -> dict:
-    from kgkit.search import CHANNELS, SearchConfig, SearchIndex
+    from kgkit.stages.search import CHANNELS, SearchConfig, SearchIndex
 
     vectors = None
     if embedder is not None:
@@ -227,7 +228,7 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
     from one thread and from 8 and 32 threads (their commits grouped); the fsync floor measured before and after."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from kgkit.search import SearchIndex
+    from kgkit.stages.search import SearchIndex
 
     out = {"fsync_before": fsync_probe()}
     runs = [("full_no_embedder", None, "FULL"), ("normal_no_embedder", None, "NORMAL"),
@@ -236,7 +237,7 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
         if emb is None and "minilm" in label:
             continue
         with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
-            index = SearchIndex.open(Path(tmp) / "index", embedder=emb, cache=cache, synchronous=sync)
+            index = open_index(Path(tmp) / "index", embedder=emb, cache=cache, synchronous=sync)
             items = kgkit_items(docs[:n])
             t0 = time.perf_counter()
             for item in items:
@@ -245,7 +246,7 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
             index.close()
         for threads in (8, 32) if emb is None else ():  # the same single writes from threads: commits grouped
             with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
-                index = SearchIndex.open(Path(tmp) / "index", synchronous=sync)
+                index = open_index(Path(tmp) / "index", synchronous=sync)
                 t0 = time.perf_counter()
                 with ThreadPoolExecutor(threads) as pool:
                     list(pool.map(lambda item, ix=index: ix.add([item]), kgkit_items(docs[:n])))
@@ -258,19 +259,19 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
 
 def open_times(docs) -> dict:
     """Opening a stored keyword-only index of `docs`: rebuilt from the rows vs loaded from keyword.npz."""
-    from kgkit.search import SearchIndex
+    from kgkit.stages.search import SearchIndex
 
     out = {}
     with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
         folder = Path(tmp) / "index"
-        index = SearchIndex.open(folder)
+        index = open_index(folder)
         index.add(kgkit_items(docs))
         index.close()
         for label in ("rows", "snapshot"):
             if label == "rows":
                 (folder / "keyword.npz").unlink()
             w0, c0 = time.perf_counter(), time.process_time()
-            index = SearchIndex.open(folder)
+            index = open_index(folder)
             out[f"open_{index.opened_from}_s"] = time.perf_counter() - w0
             out[f"open_{index.opened_from}_cpu_s"] = time.process_time() - c0
             index.close()
@@ -281,7 +282,7 @@ def open_times(docs) -> dict:
 
 
 def musique(*, embedder, cache, sage: bool, k=5) -> dict:
-    from kgkit.search import SearchIndex, SearchItem
+    from kgkit.stages.search import SearchIndex, SearchItem
 
     questions = json.loads((SHARED / "musique" / "musique_train.json").read_text())
     corpus = json.loads((SHARED / "musique" / "musique_train_corpus.json").read_text())
@@ -349,8 +350,8 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from kgkit.cache import Cache
-    from kgkit.embed import MiniLMEmbedder
+    from kgkit.io.cache import Cache
+    from kgkit.stages.embed import MiniLMEmbedder
 
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
     embedder = None if args.no_dense else MiniLMEmbedder(threads=1)

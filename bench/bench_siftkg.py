@@ -12,7 +12,7 @@ Drivers print one JSON line per finished step, so a step that runs past the time
 earlier figures.
 
 What is timed (seconds, wall clock and CPU, in-process):
-- kgkit: read the extraction files (``kgkit.importers.read_siftkg_mentions``), build_graph, save graph.json
+- kgkit: read the extraction files (``kgkit.io.importers.read_siftkg_mentions``), build_graph, save graph.json
   (``io.save_graph``), communities, GraphML export, topology summary and neighbourhood queries.
 - sift-kg: ``sift_kg.pipeline.run_build`` (what ``sift build`` does), unchanged, with its phases timed by
   wrapping the functions it calls: ``load_extractions``, ``build_graph`` (dedup, postprocess),
@@ -133,10 +133,10 @@ def kgkit_driver(folder: Path, work: Path) -> None:
     """Run in a fresh kgkit process: every step, one JSON line each."""
     t = time.perf_counter()
     from kgkit import io
-    from kgkit.build import build_graph
-    from kgkit.communities import assign_communities, detect_communities
-    from kgkit.export import export_graph
-    from kgkit.importers import read_siftkg_mentions
+    from kgkit.stages.build import build_graph
+    from kgkit.stages.communities import assign_communities, detect_communities
+    from kgkit.io.export import export_graph
+    from kgkit.io.importers import read_siftkg_mentions
 
     _emit(step="import", seconds=round(time.perf_counter() - t, 3))
     dom = io.load_domain("general")
@@ -159,7 +159,7 @@ def kgkit_driver(folder: Path, work: Path) -> None:
     _emit(step="graphml", seconds=round(time.perf_counter() - t, 3),
           mb=round((work / "graph.graphml").stat().st_size / 1e6, 1))
     try:
-        from kgkit.topology import neighbourhood, topology
+        from kgkit.stages.topology import neighbourhood, topology
     except ImportError:
         return
     t = time.perf_counter()

@@ -10,18 +10,18 @@ with app.setup:
     import pandas as pd
 
     from kgkit import io
-    from kgkit.build import build_graph
-    from kgkit.cache import Cache
-    from kgkit.chunk import chunk_document
-    from kgkit.communities import assign_communities, communities_of
-    from kgkit.embed import HashingEmbedder
-    from kgkit.extract import extract_texts, locate, merge_document
+    from kgkit.stages.build import build_graph
+    from kgkit.io.cache import Cache
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.stages.communities import assign_communities, communities_of
+    from kgkit.stages.embed import HashingEmbedder
+    from kgkit.stages.extract import extract_texts, locate, merge_document
     from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.graph import Graph
-    from kgkit.load import load_documents
-    from kgkit.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
-    from kgkit.topology import neighbourhood, topology
-    from kgkit.views import graph_html
+    from kgkit.core.graph import Graph
+    from kgkit.stages.load import load_documents
+    from kgkit.stages.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
+    from kgkit.stages.topology import neighbourhood, topology
+    from kgkit.views.graph import graph_html
 
     ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +42,7 @@ def config():
     corpus_dir = ROOT / "data" / "demo" / "sotu_1934_1946"
     domain = io.load_domain("general")
     extractor = OfflineExtractor()
-    embedder = HashingEmbedder()  # kgkit.embed.MiniLMEmbedder() for semantic search (torch)
+    embedder = HashingEmbedder()  # kgkit.stages.embed.MiniLMEmbedder() for semantic search (torch)
     cache = Cache(ROOT / "workspace" / "notebooks" / "cache")
     return cache, corpus_dir, domain, embedder, extractor
 

@@ -11,13 +11,13 @@ with app.setup:
     import pandas as pd
 
     from kgkit import io
-    from kgkit.cache import Cache
-    from kgkit.chunk import chunk_document
-    from kgkit.diff import diff_extractions
-    from kgkit.extract import extract_texts, locate, merge_document
+    from kgkit.io.cache import Cache
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.stages.diff import diff_extractions
+    from kgkit.stages.extract import extract_texts, locate, merge_document
     from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.load import load_documents
-    from kgkit.views_diff import diff_html
+    from kgkit.stages.load import load_documents
+    from kgkit.views.diff import diff_html
 
     ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,18 +12,19 @@ with app.setup:
     import pandas as pd
 
     from kgkit import io
-    from kgkit.build import build_graph
-    from kgkit.cache import Cache
-    from kgkit.chunk import chunk_document
-    from kgkit.communities import assign_communities, communities_of
-    from kgkit.embed import HashingEmbedder, embed_rows
-    from kgkit.extract import extract_texts, locate, merge_document
+    from kgkit.stages.build import build_graph
+    from kgkit.io.cache import Cache
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.stages.communities import assign_communities, communities_of
+    from kgkit.stages.embed import HashingEmbedder, embed_rows
+    from kgkit.stages.extract import extract_texts, locate, merge_document
     from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.load import load_documents
-    from kgkit.resolve import apply_decisions, decide, merge_candidates, pending, read_decisions, write_decisions
-    from kgkit.views import graph_html
-    from kgkit.views_cluster import cluster_html, cluster_points, kmeans_clusters, project
-    from kgkit.widgets import ClusterMap, MergeReview, actions_to_decisions
+    from kgkit.stages.load import load_documents
+    from kgkit.io.decisions import read_decisions, write_decisions
+    from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, pending
+    from kgkit.views.graph import graph_html
+    from kgkit.views.cluster import cluster_html, cluster_points, kmeans_clusters, project
+    from kgkit.views.widgets import ClusterMap, MergeReview, actions_to_decisions
 
     ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +48,7 @@ def config():
     corpus_dir = ROOT / "data" / "demo" / "sotu_1934_1946"
     domain = io.load_domain("general")
     extractor = OfflineExtractor()
-    embedder = HashingEmbedder()  # kgkit.embed.MiniLMEmbedder() for semantic neighbours (torch)
+    embedder = HashingEmbedder()  # kgkit.stages.embed.MiniLMEmbedder() for semantic neighbours (torch)
     workspace = ROOT / "workspace" / "notebooks"
     cache = Cache(workspace / "cache")
     autosave = False  # True: save decisions without pressing the button (headless runs)

@@ -11,17 +11,17 @@ with app.setup:
     import pandas as pd
 
     from kgkit import io
-    from kgkit.build import build_graph
-    from kgkit.cache import Cache
-    from kgkit.chunk import chunk_document
-    from kgkit.communities import assign_communities, communities_of
-    from kgkit.embed import HashingEmbedder
-    from kgkit.extract import extract_texts, locate, merge_document
+    from kgkit.stages.build import build_graph
+    from kgkit.io.cache import Cache
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.stages.communities import assign_communities, communities_of
+    from kgkit.stages.embed import HashingEmbedder
+    from kgkit.stages.extract import extract_texts, locate, merge_document
     from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.load import load_documents
-    from kgkit.resolve import apply_decisions, decide, merge_candidates, undo
-    from kgkit.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
-    from kgkit.views import graph_html
+    from kgkit.stages.load import load_documents
+    from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, undo
+    from kgkit.stages.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
+    from kgkit.views.graph import graph_html
 
     ROOT = Path(__file__).resolve().parent.parent
 

@@ -217,7 +217,7 @@ def synthetic_graph(n_entities: int = 50, n_relations: int = 80, *, seed: int = 
 
     import pandas as pd
 
-    from kgkit.graph import DOCUMENT_COLUMNS, PROVENANCE_COLUMNS, Graph, empty_table
+    from kgkit.core.graph import DOCUMENT_COLUMNS, PROVENANCE_COLUMNS, Graph, empty_table
 
     rng = random.Random(seed)
     types = ["Person", "Organization", "Location", "Event", "Concept"]

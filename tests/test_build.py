@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from kgkit.build import build_graph
-from kgkit.domain import parse_domain
-from kgkit.graph import Graph
+from kgkit.stages.build import build_graph
+from kgkit.core.domain import parse_domain
+from kgkit.core.graph import Graph
 from kgkit.io import dumps_json
-from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
 
 DOMAIN = parse_domain(
     """
@@ -208,7 +208,7 @@ def test_saved_bytes_are_the_canonical_json_of_the_tables(tmp_path):
 def test_mentions_rows_build_the_same_graph_as_the_records():
     """build_graph(Mentions.of(records)) == build_graph(records): spans, overlap, negation, failed chunks,
     self-relations and per-document learned_at included."""
-    from kgkit.build import Mentions
+    from kgkit.stages.build import Mentions
 
     rels = [rel("Ada", "Person", "Acme", "Organization", "WORKS_FOR", ev_start=5), rel("Ada", "Person", "Ada", "Person", "MEETS"),
             rel("Bob", "Person", "Ada", "Person", "MEETS", neg=True, conf=0.3), rel("Acme", "Organization", "Ada", "Person", "WORKS_FOR")]

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from kgkit.cache import Cache
+from kgkit.io.cache import Cache
 from kgkit.cli import app
-from kgkit.stage import stage
-from kgkit.types import TextExtraction
+from kgkit.core.stage import stage
+from kgkit.core.records import TextExtraction
 
 CALLS: list[list[str]] = []
 
@@ -124,8 +124,8 @@ def test_entries_are_json_with_no_temp_files_left(tmp_path):
 WORKER = textwrap.dedent(
     """
     import sys, time
-    from kgkit.cache import Cache
-    from kgkit.stage import stage
+    from kgkit.io.cache import Cache
+    from kgkit.core.stage import stage
 
     @stage(version="1")
     def slow_square(xs: list[int]) -> list[int]:

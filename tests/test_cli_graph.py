@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from kgkit import io
 from kgkit.cli import app
-from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
 
 SIFTKG = Path(__file__).parent / "fixtures" / "siftkg"
 runner = CliRunner()

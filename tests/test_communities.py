@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from kgkit.build import build_graph
-from kgkit.communities import assign_communities, communities_of, detect_communities, weighted_pairs
-from kgkit.domain import parse_domain
-from kgkit.graph import Graph
+from kgkit.stages.build import build_graph
+from kgkit.stages.communities import assign_communities, communities_of, detect_communities, weighted_pairs
+from kgkit.core.domain import parse_domain
+from kgkit.core.graph import Graph
 from kgkit.io import dumps_json
-from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
 
 DOMAIN = parse_domain("""
 name: t
@@ -75,7 +75,7 @@ _CHILD = """
 import json, sys
 sys.path.insert(0, {tests!r})
 from test_communities import clique_graph
-from kgkit.communities import detect_communities
+from kgkit.stages.communities import detect_communities
 print(json.dumps(detect_communities(clique_graph(), seed=7).to_json_dict(), sort_keys=True))
 """
 

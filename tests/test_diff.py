@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kgkit.diff import diff_extractions
-from kgkit.types import (
+from kgkit.stages.diff import diff_extractions
+from kgkit.core.records import (
     Chunk,
     ChunkExtraction,
     DocumentExtraction,
@@ -97,7 +97,7 @@ def test_errors_are_differences_and_marks_follow_status():
 
 
 def test_diff_is_a_pure_cacheable_stage(tmp_path):
-    from kgkit.cache import Cache
+    from kgkit.io.cache import Cache
 
     a = [_doc("a.txt", ([_ent("Ada Lovelace", "Person")], [], None))]
     b = [_doc("a.txt", ([_ent("Ada Lovelace", "Organization")], [], None))]

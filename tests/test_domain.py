@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kgkit.domain import REQUIRED_FALLBACK_TYPES, Domain, DomainError, parse_domain
+from kgkit.core.domain import REQUIRED_FALLBACK_TYPES, Domain, DomainError, parse_domain
 from kgkit.io import bundled_domains, load_domain
 
 BUNDLED = ("general", "people_orgs_events")

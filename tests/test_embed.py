@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgkit.cache import Cache
-from kgkit.embed import Embedder, HashingEmbedder, MiniLMEmbedder, embed_rows, embed_texts
+from kgkit.io.cache import Cache
+from kgkit.stages.embed import Embedder, HashingEmbedder, MiniLMEmbedder, embed_rows, embed_texts
 
 
 def test_hashing_embedder_is_deterministic_and_lexical():

@@ -15,13 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.build import build_graph
-from kgkit.domain import parse_domain
-from kgkit.export import FORMATS, export_graph, read_export
-from kgkit.export.neo4j import cypher_script, cypher_string
-from kgkit.export.networks import gexf, graphml
-from kgkit.export.rdf import entity_iri, rdf_text
-from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.stages.build import build_graph
+from kgkit.core.domain import parse_domain
+from kgkit.io.export import FORMATS, export_graph, read_export
+from kgkit.io.export.neo4j import cypher_script, cypher_string
+from kgkit.io.export.networks import gexf, graphml
+from kgkit.io.export.rdf import entity_iri, rdf_text
+from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
 
 XSS = "<img src=x onerror=alert(1)>"
 CYPHER = "'); MATCH (n) DETACH DELETE n; //"
@@ -98,7 +98,7 @@ def test_graphml_and_gexf_parse_as_xml_and_load_in_networkx(hostile_graph, tmp_p
 
 
 def test_xml_keeps_newlines_and_replaces_forbidden_characters(hostile_graph):
-    from kgkit.export._common import xml_escape
+    from kgkit.io.export._common import xml_escape
 
     assert xml_escape("a\x01b\ud800c\uffff") == "a\ufffdb\ufffdc\ufffd"
     root = ET.fromstring(graphml(hostile_graph).encode())
@@ -110,7 +110,7 @@ def test_xml_keeps_newlines_and_replaces_forbidden_characters(hostile_graph):
 
 
 def test_node_link_loads_in_networkx(hostile_graph):
-    from kgkit.export import node_link_dict
+    from kgkit.io.export import node_link_dict
 
     g = nx.node_link_graph(node_link_dict(hostile_graph), edges="edges")
     assert g.is_directed() and g.is_multigraph()
@@ -251,6 +251,6 @@ def test_added_columns_are_exported_and_read_back(hostile_graph, tmp_path, fmt):
 
 
 def test_cli_format_list_matches_the_dispatcher():
-    from kgkit.cli_export import EXPORT_FORMATS  # kept literal there so `import kgkit.cli` stays light
+    from kgkit.cli.export import EXPORT_FORMATS  # kept literal there so `import kgkit.cli` stays light
 
     assert list(EXPORT_FORMATS) == list(FORMATS)

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from kgkit.fingerprint import fingerprint
-from kgkit.types import Document
+from kgkit.core.fingerprint import fingerprint
+from kgkit.core.records import Document
 
 
 def test_mappings_ignore_order_but_not_content():

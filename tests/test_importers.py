@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.build import Mentions, build_graph
-from kgkit.importers import kgkit_type, read_siftkg_extractions, read_siftkg_graph, read_siftkg_mentions
+from kgkit.stages.build import Mentions, build_graph
+from kgkit.io.importers import kgkit_type, read_siftkg_extractions, read_siftkg_graph, read_siftkg_mentions
 
 FIXTURES = Path(__file__).parent / "fixtures" / "siftkg"
 HOSTILE = "Bobby \"Tables\" O'Brien <img src=x onerror=alert(1)>"
@@ -132,7 +132,7 @@ def test_graph_data_import_keeps_siftkg_graph():
 
 
 def test_imported_graph_exports_and_round_trips(tmp_path):
-    from kgkit.export import export_graph, read_export
+    from kgkit.io.export import export_graph, read_export
 
     graph = read_siftkg_graph(FIXTURES / "graph_data.json")
     export_graph(graph, "json", tmp_path / "g.json")

@@ -104,10 +104,10 @@ def test_refused_reservation_does_not_change_the_books():
 
 def test_pipeline_scenario_calls_per_chunk_and_no_overshoot_at_half_the_needed_budget(tmp_path):
     """The bench scenario in small: 20 documents, document context on, concurrency 8, a fake provider."""
-    from kgkit.cache import Cache
-    from kgkit.cli_llm import llm_extractor
-    from kgkit.llm.fake import register_fake_provider
-    from kgkit.pipeline import run_pipeline
+    from kgkit.io.cache import Cache
+    from kgkit.cli.llm import llm_extractor
+    from kgkit.testing.fake_llm import register_fake_provider
+    from kgkit.workflows.pipeline import run_pipeline
 
     register_fake_provider()
     docs = tmp_path / "docs"

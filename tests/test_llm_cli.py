@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit.cli import app
-from kgkit.llm.fake import register_fake_provider
+from kgkit.testing.fake_llm import register_fake_provider
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 PRICED = ["--model", "kgkit-fake/extractor", "--price-in", "1", "--price-out", "2"]

@@ -9,10 +9,10 @@ import random
 import pytest
 from pydantic import BaseModel, field_validator
 
-from kgkit.cache import Cache
+from kgkit.io.cache import Cache
 from kgkit.llm import BudgetLedger, FakeClock, LLMClient, LLMSettings, RateLimiter, UnknownPrice, backoff_delay
 from kgkit.llm.client import import_litellm
-from kgkit.llm.fake import QueuedCompletion
+from kgkit.testing.fake_llm import QueuedCompletion
 
 litellm = import_litellm()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -197,7 +197,7 @@ def test_budget_refusal_is_an_error_answer():
 
 
 def test_tool_calling_mode_parses_tool_calls_and_reasks():
-    from kgkit.llm.fake import ToolCallReply
+    from kgkit.testing.fake_llm import ToolCallReply
 
     client, fake = make([ToolCallReply('{"name": "ada"}'), ToolCallReply('{"name": "Ada"}')],
                         settings=LLMSettings(mode="tools", max_tokens=256))

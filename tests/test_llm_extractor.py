@@ -8,15 +8,15 @@ import json
 
 import pytest
 
-from kgkit.cache import Cache
-from kgkit.chunk import chunk_document
-from kgkit.domain import parse_domain
-from kgkit.extract import Extractor, extract_texts
+from kgkit.io.cache import Cache
+from kgkit.stages.chunk import chunk_document
+from kgkit.core.domain import parse_domain
+from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.extractors.llm import LLMExtractor
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
-from kgkit.llm.fake import AnsweringCompletion, QueuedCompletion, fake_answer
-from kgkit.prompts import extraction
-from kgkit.types import Document
+from kgkit.testing.fake_llm import AnsweringCompletion, QueuedCompletion, fake_answer
+from kgkit.extractors.llm import prompt as extraction
+from kgkit.core.records import Document
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

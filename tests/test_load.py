@@ -1,4 +1,4 @@
-"""Tests for the load stage (kgkit.load) and corpus reading (kgkit.io.read_corpus / read_file)."""
+"""Tests for the load stage (kgkit.stages.load) and corpus reading (kgkit.io.read_corpus / read_file)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from corpus_builders import (
     write_good_corpus,
 )
 
-from kgkit import load as load_module
+from kgkit.stages import load as load_module
 from kgkit.io import read_corpus, read_file
-from kgkit.load import (
+from kgkit.stages.load import (
     DEFAULT_MAX_BYTES,
     DOCX_MEDIA_TYPE,
     MAX_HTML_DEPTH,
@@ -32,8 +32,8 @@ from kgkit.load import (
     load_document,
     load_documents,
 )
-from kgkit.stage import stage_identity
-from kgkit.types import Document, DocumentError, RawFile, sha256_hex
+from kgkit.core.stage import stage_identity
+from kgkit.core.records import Document, DocumentError, RawFile, sha256_hex
 
 
 def raw(path: str, data: bytes | str, **kwargs: object) -> RawFile:

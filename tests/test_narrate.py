@@ -16,13 +16,13 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.cache import Cache
+from kgkit.io.cache import Cache
 from kgkit.cli import app
-from kgkit.graph import Graph, relation_id
+from kgkit.core.graph import Graph, relation_id
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings, Price
 from kgkit.llm.client import import_litellm
-from kgkit.narrate import Narrative, cited_sentences, narrate, narrate_workspace
-from kgkit.prompts.narrate import CitedSentence
+from kgkit.stages.narrate import Narrative, cited_sentences, narrate, narrate_workspace
+from kgkit.stages.narrate.prompt import CitedSentence
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 litellm = import_litellm()
@@ -161,7 +161,7 @@ def test_offline_output_is_deterministic_across_runs_and_processes(tmp_path):
     first = json.dumps(narrate(GRAPH).to_json_dict(), sort_keys=True)
     assert first == json.dumps(narrate(make_graph()).to_json_dict(), sort_keys=True)
     io.save_graph(GRAPH, tmp_path / "graph.json")
-    code = ("import json, sys; from kgkit import io; from kgkit.narrate import narrate; "
+    code = ("import json, sys; from kgkit import io; from kgkit.stages.narrate import narrate; "
             "print(json.dumps(narrate(io.load_graph(sys.argv[1])).to_json_dict(), sort_keys=True))")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "graph.json")], capture_output=True, text=True,
                          check=True, env={"PYTHONHASHSEED": "987", "PATH": "/usr/bin:/bin"}, timeout=60)
@@ -320,7 +320,7 @@ def test_cli_offline_and_json(tmp_path):
 
 
 def test_cli_model_needs_a_cap_and_degrades_on_unusable_answers(tmp_path):
-    from kgkit.llm.fake import register_fake_provider
+    from kgkit.testing.fake_llm import register_fake_provider
 
     register_fake_provider()
     io.save_graph(GRAPH, tmp_path / "graph.json")
@@ -337,8 +337,8 @@ def test_cli_model_needs_a_cap_and_degrades_on_unusable_answers(tmp_path):
     assert set(data["sources"]) <= REL_IDS and data["llm"]["spent_usd"] == 0
 
 
-@pytest.mark.parametrize("name", ["kgkit.narrate", "kgkit.narrate.core", "kgkit.narrate.facts",
-                                  "kgkit.narrate.labels", "kgkit.narrate.model", "kgkit.narrate.workspace",
-                                  "kgkit.prompts.narrate"])
+@pytest.mark.parametrize("name", ["kgkit.stages.narrate", "kgkit.stages.narrate.core", "kgkit.stages.narrate.facts",
+                                  "kgkit.stages.narrate.labels", "kgkit.stages.narrate.model", "kgkit.workflows.narrate",
+                                  "kgkit.stages.narrate.prompt"])
 def test_docstring_examples(name):
     assert doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS).failed == 0

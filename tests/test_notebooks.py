@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgkit import io
-from kgkit.cache import Cache
+from kgkit.io.cache import Cache
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
@@ -64,8 +64,8 @@ def test_extraction_notebook_diffs_two_runs_and_reruns_from_cache(fixture_defs, 
 
 
 def test_resolution_notebook_saves_decisions_and_applies_them(fixture_defs, tmp_path):
-    from kgkit.embed import HashingEmbedder
-    from kgkit.resolve import read_decisions
+    from kgkit.stages.embed import HashingEmbedder
+    from kgkit.io.decisions import read_decisions
 
     defs = {**fixture_defs, "workspace": tmp_path / "ws", "autosave": True, "embedder": HashingEmbedder(dim=64)}
     first, _second, again = _run_twice("resolution.py", tmp_path, defs)
@@ -80,7 +80,7 @@ def test_resolution_notebook_saves_decisions_and_applies_them(fixture_defs, tmp_
 
 
 def test_exploration_notebook_filters_searches_and_measures(fixture_defs, tmp_path):
-    from kgkit.embed import HashingEmbedder
+    from kgkit.stages.embed import HashingEmbedder
 
     first, _second, again = _run_twice("exploration.py", tmp_path, {**fixture_defs, "embedder": HashingEmbedder(dim=64)})
     assert len(first["view_graph"].entities) == len(first["graph"].entities)  # no filter by default

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from kgkit.domain import Domain, parse_domain
-from kgkit.extract import Extractor, extract_texts
+from kgkit.core.domain import Domain, parse_domain
+from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.extractors.offline import OfflineExtractor, split_text
 from kgkit.io import load_domain
-from kgkit.types import ExtractedRelation, TextExtraction
+from kgkit.core.records import ExtractedRelation, TextExtraction
 
 DEMO_CORPUS = Path(__file__).resolve().parent.parent / "data" / "demo" / "sotu_1934_1946"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgkit.cache import Cache
+from kgkit.io.cache import Cache
 from kgkit.cli import app
 from kgkit.io import load_domain, read_jsonl
-from kgkit.pipeline import run_pipeline
-from kgkit.types import ExtractedEntity, TextExtraction
+from kgkit.workflows.pipeline import run_pipeline
+from kgkit.core.records import ExtractedEntity, TextExtraction
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,7 +167,7 @@ def test_same_corpus_in_two_workspaces_gives_identical_graphs(corpus_copy, tmp_p
 
 
 def test_thread_executor_gives_the_same_graph(corpus_copy, tmp_path, offline_extractor):
-    from kgkit.executor import ThreadExecutor
+    from kgkit.core.executor import ThreadExecutor
 
     run(corpus_copy, tmp_path / "serial", offline_extractor, batch_size=1)
     run(corpus_copy, tmp_path / "threads", offline_extractor, batch_size=1, executor=ThreadExecutor(max_workers=2))

@@ -7,21 +7,12 @@ import pytest
 from test_resolve_fixtures import DOMAIN, corpus, graph
 
 from kgkit import io
-from kgkit.build import build_graph
-from kgkit.graph import Graph
-from kgkit.resolve import (
-    DecisionFileError,
-    apply_decisions,
-    decide,
-    merge_candidates,
-    person_decision,
-    read_decisions,
-    undo,
-    write_decisions,
-)
-from kgkit.resolve.apply import _e, _r
-from kgkit.resolve.decisions import Decision, JudgeAnswer
-from kgkit.resolve.store import dump_decisions, parse_decisions
+from kgkit.stages.build import build_graph
+from kgkit.core.graph import Graph
+from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, person_decision, undo
+from kgkit.stages.resolve.apply import _e, _r
+from kgkit.stages.resolve.decisions import Decision, JudgeAnswer
+from kgkit.io.decisions import DecisionFileError, dump_decisions, parse_decisions, read_decisions, write_decisions
 
 AT = "2026-01-01T00:00:00+00:00"
 
@@ -135,7 +126,7 @@ def test_judge_decides_only_what_the_policy_leaves():
             asked.append(c)
             return JudgeAnswer(same=False, why="different people")
 
-    from kgkit.resolve.candidates import _ent
+    from kgkit.stages.resolve.candidates import _ent
 
     g = Graph.empty().replace(entities=pd.DataFrame([_ent("P:jane smith", "Jane Smith", "Person", 3),
         _ent("P:john smith", "John Smith", "Person", 3), _ent("P:j smith", "J. Smith", "Person", 1),

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 from test_resolve_fixtures import graph
 
-from kgkit.embed import HashingEmbedder
-from kgkit.graph import Graph
-from kgkit.resolve import ResolveConfig, identify, match_key, merge_candidates
-from kgkit.resolve.candidates import _ent
-from kgkit.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
-from kgkit.resolve.keys import information_bits, initials_rule
+from kgkit.stages.embed import HashingEmbedder
+from kgkit.core.graph import Graph
+from kgkit.stages.resolve import ResolveConfig, identify, match_key, merge_candidates
+from kgkit.stages.resolve.candidates import _ent
+from kgkit.stages.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
+from kgkit.stages.resolve.keys import information_bits, initials_rule
 
 
 def _graph(rows):
@@ -143,7 +143,7 @@ def test_legal_forms_spacing_and_addresses():
 
 
 def test_word_conflicts_and_typos():
-    from kgkit.resolve.keys import is_typo, token_conflict
+    from kgkit.stages.resolve.keys import is_typo, token_conflict
 
     assert is_typo("alkatel", "alcatel") and is_typo("koninkl", "koninklijke") and not is_typo("hamilton", "milton")
     assert token_conflict("milton county", "hamilton county") == ("milton", "hamilton")
@@ -156,7 +156,7 @@ def test_person_slips_short_words_swaps_and_splits():
     """Misspelt person names: a short word's slip counts only beside an attested spelling; swapped words with
     a slip and a lost space are one name; the misspellings around one name merge into it; the slip block
     pairs what character shingles miss."""
-    from kgkit.resolve.index import slip_pair_codes
+    from kgkit.stages.resolve.index import slip_pair_codes
 
     rows = [("P:1", "Lily Nguyen", "Person", 3), ("P:2", "Liky Nguyen", "Person", 1), ("P:3", "Lily Brown", "Person", 1),
             ("P:4", "Lara Slape", "Person", 2), ("P:5", "Slape Lary", "Person", 1), ("P:6", "Lara Stone", "Person", 1),
@@ -211,8 +211,8 @@ def _mixed_names():
 def test_bulk_prefilter_drops_no_pair_that_full_scoring_keeps():
     """score_nodes filters LSH pairs in numpy before any per-pair Python: it must keep every pair that
     scoring every proposed pair in full keeps, with the same score."""
-    from kgkit.resolve.candidates import score_nodes
-    from kgkit.resolve.scoring import score_pair
+    from kgkit.stages.resolve.candidates import score_nodes
+    from kgkit.stages.resolve.scoring import score_pair
 
     idx = build_index(_mixed_names())
     cfg = idx.config
@@ -226,7 +226,7 @@ def test_bulk_prefilter_drops_no_pair_that_full_scoring_keeps():
 
 
 def test_trusted_candidate_equals_model_construct():
-    from kgkit.resolve.scoring import MergeCandidate
+    from kgkit.stages.resolve.scoring import MergeCandidate
 
     values = dict(source="P:a", target="P:b", source_name="A", target_name="B", source_type="P", target_type="P",
                   score=0.9, step="rule", verdict="unique", features={"x": 1.0}, reasons=("r",))
@@ -313,7 +313,7 @@ def test_a_rival_linked_to_the_best_through_another_spelling_is_not_a_runner_up(
 def test_graph_context_breaks_a_tie_the_margin_leaves_open():
     from test_resolve_fixtures import DOMAIN, doc
 
-    from kgkit.build import build_graph
+    from kgkit.stages.build import build_graph
 
     P, O = "Person", "Organization"  # noqa: E741
 

@@ -6,12 +6,12 @@ import pandas as pd
 from test_resolve_fixtures import graph
 from typer.testing import CliRunner
 
-import kgkit.cli_resolve  # noqa: F401 (registers the commands)
+import kgkit.cli.resolve  # noqa: F401 (registers the commands)
 from kgkit import io
 from kgkit.cli import app
-from kgkit.graph import Graph
-from kgkit.resolve import read_decisions
-from kgkit.resolve.candidates import _ent
+from kgkit.core.graph import Graph
+from kgkit.io.decisions import read_decisions
+from kgkit.stages.resolve.candidates import _ent
 
 
 def _ambiguous_graph() -> Graph:

@@ -1,4 +1,4 @@
-"""The examples in kgkit.resolve's docstrings run and hold."""
+"""The examples in kgkit.stages.resolve's docstrings run and hold."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import importlib
 
 import pytest
 
-MODULES = ["keys", "config", "index", "scoring", "candidates", "identify", "decisions", "store", "apply", "judge"]
+MODULES = ["keys", "config", "index", "scoring", "candidates", "identify", "decisions", "apply", "judge"]
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    module = importlib.import_module(f"kgkit.resolve.{name}")
+    module = importlib.import_module(f"kgkit.stages.resolve.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from kgkit.graph import Graph
+from kgkit.core.graph import Graph
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
-from kgkit.llm.fake import QueuedCompletion
-from kgkit.resolve import decide, merge_candidates
-from kgkit.resolve.candidates import _ent
-from kgkit.resolve.judge import LLMJudge
+from kgkit.testing.fake_llm import QueuedCompletion
+from kgkit.stages.resolve import decide, merge_candidates
+from kgkit.stages.resolve.candidates import _ent
+from kgkit.stages.resolve.judge import LLMJudge
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

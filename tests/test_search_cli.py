@@ -21,7 +21,7 @@ class CapitalisedWords:
     id = "capitalised:1"
 
     def extract(self, texts, *, domain):
-        from kgkit.types import ExtractedEntity, ExtractedRelation, TextExtraction
+        from kgkit.core.records import ExtractedEntity, ExtractedRelation, TextExtraction
 
         out = []
         for text in texts:
@@ -42,7 +42,7 @@ def workspace(tmp_path_factory):
     from conftest import FIXTURE_CORPUS
 
     from kgkit import io
-    from kgkit.pipeline import run_pipeline
+    from kgkit.workflows.pipeline import run_pipeline
 
     base = tmp_path_factory.mktemp("search")
     corpus, ws = base / "corpus", base / "ws"

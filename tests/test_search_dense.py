@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgkit.search import dense
-from kgkit.search.dense import DenseIndex
+from kgkit.stages.search import dense
+from kgkit.stages.search.dense import DenseIndex
 
 pytest.importorskip("torch")
 
@@ -53,8 +53,8 @@ def test_half_path_edge_cases():
 
 
 def test_query_vectors_are_kept_by_text():
-    from kgkit.embed import HashingEmbedder
-    from kgkit.search import SearchConfig, SearchIndex, SearchItem
+    from kgkit.stages.embed import HashingEmbedder
+    from kgkit.stages.search import SearchConfig, SearchIndex, SearchItem
 
     calls = []
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from test_search_fusion import graph_items
 
-from kgkit.embed import HashingEmbedder
-from kgkit.search import SearchIndex
+from kgkit.stages.embed import HashingEmbedder
+from kgkit.stages.search import SearchIndex
 
 PATHS = [("keyword",), ("dense",), ("keyword", "graph"), ("keyword", "dense", "graph")]
 QUERY = "Ada Lovelace Charles Babbage machine engine notes designed worked"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgkit.search import SearchConfig, SearchIndex, SearchItem, rollup, rrf
+from kgkit.stages.search import SearchConfig, SearchIndex, SearchItem, rollup, rrf
 
 
 class TableEmbedder:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from test_search_fusion import graph_items
 
-from kgkit.embed import HashingEmbedder
-from kgkit.search import SearchIndex
+from kgkit.stages.embed import HashingEmbedder
+from kgkit.stages.search import SearchIndex
+from kgkit.io.search_store import open_index
 
 AWKWARD = [
     "", "   ", "\n\t", "the of and", "a", "*", "**", '"', '"unbalanced', "'", "NEAR(", 'NEAR("ada" "babbage", 2)',
@@ -55,5 +56,5 @@ def test_very_long_query_is_bounded(index):
 
 
 def test_empty_index_answers(tmp_path):
-    ix = SearchIndex.open(tmp_path / "i", embedder=HashingEmbedder(dim=16))
+    ix = open_index(tmp_path / "i", embedder=HashingEmbedder(dim=16))
     assert ix.search("anything").empty

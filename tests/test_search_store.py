@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from test_search_fusion import graph_items
 
-from kgkit.cache import Cache
-from kgkit.embed import HashingEmbedder
-from kgkit.search import SearchIndex, SearchItem
+from kgkit.io.cache import Cache
+from kgkit.stages.embed import HashingEmbedder
+from kgkit.stages.search import SearchIndex, SearchItem
+from kgkit.io.search_store import open_index
 
 QUERIES = ["Ada Lovelace", "machine notes", "Babbage designed engine", "never finished", "person"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,17 +42,17 @@ def test_incremental_adds_equal_a_full_rebuild(tmp_path):
     all_items = graph_items() + chunks(30)
     full = SearchIndex(embedder=emb)
     full.add(all_items)
-    grown = SearchIndex.open(tmp_path / "index", embedder=emb, cache=Cache(tmp_path / "cache"))
+    grown = open_index(tmp_path / "index", embedder=emb, cache=Cache(tmp_path / "cache"))
     for start in range(0, len(all_items), 4):
         grown.add(all_items[start:start + 4])
     assert results(grown) == results(full)
-    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    reopened = open_index(tmp_path / "index", embedder=emb)
     assert results(reopened) == results(full) and len(reopened) == len(all_items)
 
 
 def test_changed_item_is_replaced_and_unchanged_skipped(tmp_path):
     emb = HashingEmbedder(dim=64)
-    index = SearchIndex.open(tmp_path / "index", embedder=emb)
+    index = open_index(tmp_path / "index", embedder=emb)
     items = chunks(10)
     assert index.add(items) == {"added": 10, "replaced": 0, "unchanged": 0, "removed": 0}
     assert index.add(items)["unchanged"] == 10
@@ -63,31 +64,31 @@ def test_changed_item_is_replaced_and_unchanged_skipped(tmp_path):
     fresh = SearchIndex(embedder=emb)
     fresh.add(items[:3] + items[4:] + [edited])
     assert results(index) == results(fresh)
-    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    reopened = open_index(tmp_path / "index", embedder=emb)
     assert results(reopened) == results(fresh)
     assert index.remove(["c3", "nope"])["removed"] == 1
-    assert SearchIndex.open(tmp_path / "index", embedder=emb).search("beta", channels=("keyword",))["id"].tolist() == []
+    assert open_index(tmp_path / "index", embedder=emb).search("beta", channels=("keyword",))["id"].tolist() == []
 
 
 def test_embeddings_come_from_the_content_hash_cache(tmp_path):
     emb = HashingEmbedder(dim=32)
     cache = Cache(tmp_path / "cache")
-    SearchIndex.open(tmp_path / "a", embedder=emb, cache=cache).add(chunks(5))
+    open_index(tmp_path / "a", embedder=emb, cache=cache).add(chunks(5))
     assert cache.stats.computed["embed"] == 5
-    SearchIndex.open(tmp_path / "b", embedder=emb, cache=cache).add(chunks(5))
+    open_index(tmp_path / "b", embedder=emb, cache=cache).add(chunks(5))
     assert cache.stats.computed["embed"] == 5 and cache.stats.hits["embed"] == 5
 
 
 def test_another_embedder_re_embeds_on_open(tmp_path):
-    SearchIndex.open(tmp_path / "i", embedder=HashingEmbedder(dim=32)).add(chunks(4))
-    again = SearchIndex.open(tmp_path / "i", embedder=HashingEmbedder(dim=48))
+    open_index(tmp_path / "i", embedder=HashingEmbedder(dim=32)).add(chunks(4))
+    again = open_index(tmp_path / "i", embedder=HashingEmbedder(dim=48))
     assert again.dense.dim == 48 and len(again.dense) == 4
     assert again.search("alpha item 2")["id"].tolist()[0] == "c2"
 
 
 def test_a_failure_between_row_writes_leaves_the_old_index(tmp_path):
     emb = HashingEmbedder(dim=32)
-    index = SearchIndex.open(tmp_path / "index", embedder=emb)
+    index = open_index(tmp_path / "index", embedder=emb)
     index.add(chunks(5))
     before = results(index)
 
@@ -98,21 +99,21 @@ def test_a_failure_between_row_writes_leaves_the_old_index(tmp_path):
     with pytest.raises(OSError, match="injected"):
         index.add(chunks(8, prefix="n", word="beta"), _between_rows=fail)
     assert results(index) == before  # memory untouched: the store write failed first
-    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    reopened = open_index(tmp_path / "index", embedder=emb)
     assert len(reopened) == 5 and results(reopened) == before
 
 
 def test_a_process_killed_mid_write_leaves_the_old_index_readable(tmp_path):
     folder = tmp_path / "index"
     emb = HashingEmbedder(dim=32)
-    SearchIndex.open(folder, embedder=emb).add(chunks(6))
+    open_index(folder, embedder=emb).add(chunks(6))
     script = textwrap.dedent(f"""
         import os, signal, sys
         sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'tests')!r})
-        from kgkit.embed import HashingEmbedder
-        from kgkit.search import SearchIndex
+        from kgkit.stages.embed import HashingEmbedder
+        from kgkit.io.search_store import open_index
         from test_search_store import chunks
-        index = SearchIndex.open({str(folder)!r}, embedder=HashingEmbedder(dim=32))
+        index = open_index({str(folder)!r}, embedder=HashingEmbedder(dim=32))
         def die(i):
             if i == 50:
                 print("dying", flush=True)
@@ -121,21 +122,21 @@ def test_a_process_killed_mid_write_leaves_the_old_index_readable(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == -signal.SIGKILL and "dying" in proc.stdout, proc.stderr
-    reopened = SearchIndex.open(folder, embedder=emb)
+    reopened = open_index(folder, embedder=emb)
     assert len(reopened) == 6
     assert reopened.search("gamma", channels=("keyword",))["id"].tolist() == []
     assert reopened.search("alpha item 4")["id"].tolist()[0] == "c4"
     reopened.add(chunks(3, prefix="after", word="delta"))  # and it is writable again
-    assert len(SearchIndex.open(folder, embedder=emb)) == 9
+    assert len(open_index(folder, embedder=emb)) == 9
 
 
 def test_concurrent_reader_sees_old_or_new_never_half(tmp_path):
     folder = tmp_path / "index"
-    writer = SearchIndex.open(folder)
+    writer = open_index(folder)
     writer.add(chunks(4))
     reader_items, _, _ = writer.store.load()
     writer.add(chunks(10, prefix="z", word="omega"))
-    from kgkit.search.store import IndexStore
+    from kgkit.io.search_store import IndexStore
 
     items, vectors, _ = IndexStore(folder).load()
     assert len(reader_items) == 4 and len(items) == 14 and all(v is None for v in vectors)
@@ -147,7 +148,7 @@ def test_concurrent_single_writes_are_all_durable(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     folder = tmp_path / "index"
-    index = SearchIndex.open(folder)
+    index = open_index(folder)
     items = chunks(160, prefix="t")
 
     def one(item):
@@ -156,7 +157,7 @@ def test_concurrent_single_writes_are_all_durable(tmp_path):
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(one, items))
     assert len(index) == 160
-    reopened = SearchIndex.open(folder)
+    reopened = open_index(folder)
     assert len(reopened) == 160 and set(reopened.row_of) == {i.id for i in items}
     # rows were appended in thread order in memory and in commit order on disk: equal scores may tie-break
     # differently (also at the channel's depth cut), so compare scores, and the ids above the lowest score
@@ -170,46 +171,46 @@ def test_concurrent_single_writes_are_all_durable(tmp_path):
 def test_reopen_loads_the_keyword_snapshot_and_scores_like_a_rebuild(tmp_path):
     emb = HashingEmbedder(dim=64)
     items = graph_items() + chunks(30)
-    index = SearchIndex.open(tmp_path / "index", embedder=emb)
+    index = open_index(tmp_path / "index", embedder=emb)
     assert index.opened_from == "rows"
     index.add(items)
     index.add([replace(items[-3], body="beta now says something else", hash="")])  # a retired row in memory
     index.remove([items[-5].id])
     expected = results(index)
     index.close()  # writes the snapshot, the retired rows left out
-    reopened = SearchIndex.open(tmp_path / "index", embedder=emb)
+    reopened = open_index(tmp_path / "index", embedder=emb)
     assert reopened.opened_from == "snapshot" and results(reopened) == expected
     reopened.add(chunks(3, prefix="n", word="beta"))  # grows after loading a snapshot, like any index
     grown = results(reopened)
     reopened.close()
     (tmp_path / "index" / "keyword.npz").unlink()
-    rebuilt = SearchIndex.open(tmp_path / "index", embedder=emb)
+    rebuilt = open_index(tmp_path / "index", embedder=emb)
     assert rebuilt.opened_from == "rows" and results(rebuilt) == grown
     assert (tmp_path / "index" / "keyword.npz").exists()  # saved after the rebuild
 
 
 def test_a_snapshot_behind_is_topped_up_and_a_changed_or_broken_one_ignored(tmp_path):
     folder = tmp_path / "index"
-    SearchIndex.open(folder).add(chunks(5))  # no close: no snapshot yet
-    first = SearchIndex.open(folder)
+    open_index(folder).add(chunks(5))  # no close: no snapshot yet
+    first = open_index(folder)
     assert first.opened_from == "rows"  # rebuilt, and saved
-    writer = SearchIndex.open(folder)
+    writer = open_index(folder)
     assert writer.opened_from == "snapshot"
     writer.add(chunks(3, prefix="n", word="beta"))  # committed after the snapshot; no close
-    behind = SearchIndex.open(folder)
+    behind = open_index(folder)
     fresh = SearchIndex()
     fresh.add(chunks(5) + chunks(3, prefix="n", word="beta"))
     assert behind.opened_from == "snapshot+rows" and results(behind) == results(fresh)
     writer.add([replace(chunks(5)[1], body="gamma instead", hash="")])  # c1 moves to the end: the snapshot's
-    changed = SearchIndex.open(folder)                                 # rows are no longer the first rows
+    changed = open_index(folder)                                 # rows are no longer the first rows
     assert changed.opened_from == "rows" and changed.search("gamma")["id"].tolist() == ["c1"]
     (folder / "keyword.npz").write_bytes(b"PK\x03\x04 not really a zip")
-    broken = SearchIndex.open(folder)
+    broken = open_index(folder)
     assert broken.opened_from == "rows" and len(broken) == 8
 
 
 def test_a_batch_of_rows_builds_the_same_keyword_arrays_as_one_by_one():
-    from kgkit.search.bm25 import KeywordIndex
+    from kgkit.stages.search.bm25 import KeywordIndex
 
     rows = [("os.kill", "Send a signal to the process."), ("", ""), ("posix.pidfd_open", ""),
             ("", "the the the"), ("Ünïcode tïtle", "Body with body words, body.")]

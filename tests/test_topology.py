@@ -6,12 +6,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from kgkit.build import build_graph
-from kgkit.communities import assign_communities, detect_communities
-from kgkit.domain import parse_domain
-from kgkit.graph import Graph, _rel
-from kgkit.topology import find_entities, neighbourhood, topology
-from kgkit.types import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+from kgkit.stages.build import build_graph
+from kgkit.stages.communities import assign_communities, detect_communities
+from kgkit.core.domain import parse_domain
+from kgkit.core.graph import Graph, _rel
+from kgkit.stages.topology import find_entities, neighbourhood, topology
+from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
 
 DOMAIN = parse_domain("""
 name: t

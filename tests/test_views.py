@@ -1,4 +1,4 @@
-"""kgkit.views.graph_html: escaping, offline page, determinism, truncation, colours."""
+"""kgkit.views.graph.graph_html: escaping, offline page, determinism, truncation, colours."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from kgkit.graph import DOCUMENT_COLUMNS, PROVENANCE_COLUMNS, Graph, empty_table
-from kgkit.views import FLAGGED_COLOUR, PINNED, graph_html, type_colour
+from kgkit.core.graph import DOCUMENT_COLUMNS, PROVENANCE_COLUMNS, Graph, empty_table
+from kgkit.views.graph import FLAGGED_COLOUR, PINNED, graph_html, type_colour
 
 XSS_NAME = "<img src=x onerror=alert(1)>"
 XSS_ALIAS = "<script>alert('alias')</script>"
@@ -34,7 +34,7 @@ def relation(rid: str, source: str, target: str, rtype: str = "KNOWS", **kw: Any
 
 
 def make_graph(entities: list[dict], relations: list[dict] = ()) -> Graph:
-    from kgkit.graph import RELATION_COLUMNS
+    from kgkit.core.graph import RELATION_COLUMNS
 
     rels = pd.DataFrame(list(relations)) if relations else empty_table(RELATION_COLUMNS)
     return Graph(pd.DataFrame(entities), rels, empty_table(PROVENANCE_COLUMNS), empty_table(DOCUMENT_COLUMNS))

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgkit.embed import HashingEmbedder, embed_texts
-from kgkit.resolve.scoring import MergeCandidate
-from kgkit.views_cluster import cluster_html, cluster_points, kmeans_clusters, project
+from kgkit.stages.embed import HashingEmbedder, embed_texts
+from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.views.cluster import cluster_html, cluster_points, kmeans_clusters, project
 
 XSS = "<img src=x onerror=alert(1)>"
 

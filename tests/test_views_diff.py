@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from kgkit.diff import diff_extractions
-from kgkit.types import (
+from kgkit.stages.diff import diff_extractions
+from kgkit.core.records import (
     Chunk,
     ChunkExtraction,
     DocumentExtraction,
@@ -14,7 +14,7 @@ from kgkit.types import (
     Span,
     TextExtraction,
 )
-from kgkit.views_diff import diff_html, highlight
+from kgkit.views.diff import diff_html, highlight
 
 XSS = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"
@@ -59,7 +59,7 @@ def test_spans_are_highlighted_with_their_status():
 
 
 def test_overlapping_marks_keep_the_first_and_escape_text():
-    from kgkit.diff import Mark
+    from kgkit.stages.diff import Mark
 
     marks = (Mark(start=0, end=5, label="a<b", status="same"), Mark(start=2, end=8, label="x", status="added"))
     out = highlight("01234567<9", marks)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kgkit.graph import Graph
-from kgkit.resolve.apply import apply_decisions
-from kgkit.resolve.scoring import MergeCandidate
-from kgkit.widgets import (
+from kgkit.core.graph import Graph
+from kgkit.stages.resolve.apply import apply_decisions
+from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.views.widgets import (
     actions_to_decisions,
     candidate_key,
     candidates_payload,
@@ -90,7 +90,7 @@ def test_widget_decisions_apply_to_the_graph(graph):
 
 
 def test_widget_traits_sync_and_hold_no_logic():
-    from kgkit.widgets import MergeReview
+    from kgkit.views.widgets import MergeReview
 
     w = MergeReview.from_candidates([_cand("a", "b")], threshold=0.8)
     assert w.candidates[0]["key"] == "a|b" and w.threshold == 0.8 and w.actions == {}
@@ -117,7 +117,7 @@ def _node() -> str:
 
 
 def test_widget_logic_passes_node_test():
-    result = subprocess.run([_node(), "--test", "widgets/"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run([_node(), "--test", "kgkit/views/"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
@@ -133,8 +133,8 @@ def test_bundled_module_imports_in_node(tmp_path):
 def test_cluster_map_payload_and_traits():
     import numpy as np
 
-    from kgkit.views_cluster import cluster_points
-    from kgkit.widgets import ClusterMap, cluster_payload
+    from kgkit.views.cluster import cluster_points
+    from kgkit.views.widgets import ClusterMap, cluster_payload
 
     ents = pd.DataFrame({"id": ["a", "b", "c"], "name": ["A <b>", "B", "C"], "type": ["Person", "Person", "Location"]})
     points = cluster_points(ents, np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]]))
@@ -148,7 +148,7 @@ def test_cluster_map_payload_and_traits():
 
 
 def test_cluster_map_module_imports_in_node(tmp_path):
-    from kgkit.widgets import bundle_esm
+    from kgkit.views.widgets import bundle_esm
 
     path = tmp_path / "cluster.mjs"
     path.write_text(bundle_esm("cluster_map"), encoding="utf-8")

@@ -17,8 +17,8 @@ from pathlib import Path
 import browser_tools as bt
 import pytest
 
-from kgkit.resolve.scoring import MergeCandidate
-from kgkit.widgets import actions_to_decisions, bundle_esm, merge_review_esm
+from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.views.widgets import actions_to_decisions, bundle_esm, merge_review_esm
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -121,7 +121,7 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_clicks_in_chromium_arrive_as_decisions(chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kgkit.widgets import MergeReview
+    from kgkit.views.widgets import MergeReview
 
     _loopback_only(monkeypatch)
 
@@ -160,8 +160,8 @@ def test_box_selection_in_chromium_arrives_as_selected_ids(chromium: str, tmp_pa
     import numpy as np
     import pandas as pd
 
-    from kgkit.views_cluster import cluster_points
-    from kgkit.widgets import ClusterMap
+    from kgkit.views.cluster import cluster_points
+    from kgkit.views.widgets import ClusterMap
 
     _loopback_only(monkeypatch)
     ents = pd.DataFrame({"id": ["a", "b", "c", "d"], "name": [XSS, "B", "C", "D"], "type": ["Person"] * 4})

@@ -1,4 +1,4 @@
-"""Extractors: plug-ins satisfying `kgkit.extract.Extractor`. Importing this package never imports spaCy."""
+"""Extractors: plug-ins satisfying `kgkit.stages.extract.Extractor`. Importing this package never imports spaCy."""
 
 from kgkit.extractors.offline import OfflineExtractor
 

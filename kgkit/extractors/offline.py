@@ -35,8 +35,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgkit.domain import Domain
-from kgkit.types import ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.core.domain import Domain
+from kgkit.core.records import ExtractedEntity, ExtractedRelation, Span, TextExtraction
 
 if TYPE_CHECKING:  # spaCy is imported lazily, on the first extract() call
     from spacy.language import Language
@@ -131,7 +131,7 @@ class _Rel:
 
 
 class OfflineExtractor:
-    """spaCy NER + dependency rules; satisfies `kgkit.extract.Extractor`.
+    """spaCy NER + dependency rules; satisfies `kgkit.stages.extract.Extractor`.
 
     `id` names spaCy's and the model's versions, the rules version and every setting that can change the output;
     it comes from package metadata, so reading it never imports spaCy. The model loads on the first `extract`

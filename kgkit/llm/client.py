@@ -47,11 +47,11 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from kgkit.cache import Cache
+from kgkit.io.cache import Cache
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
 from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
-from kgkit.prompts import VALIDATION_CONTEXT
-from kgkit.types import sha256_hex
+from kgkit.llm.validation import VALIDATION_CONTEXT
+from kgkit.core.records import sha256_hex
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -286,7 +286,7 @@ class LLMClient:
         params: dict[str, Any] = {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens}
         if self.settings.seed is not None:
             params["seed"] = self.settings.seed
-        token = VALIDATION_CONTEXT.set(context)  # read by the response model's validators (see kgkit.prompts)
+        token = VALIDATION_CONTEXT.set(context)  # read by the response model's validators (see kgkit.llm.validation)
         try:
             return await client.chat.completions.create(
                 model=self.model, messages=[dict(m) for m in messages], response_model=_prepared(response_model),

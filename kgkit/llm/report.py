@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kgkit.llm.ledger import Charge
-from kgkit.types import DocumentExtraction
+from kgkit.core.records import DocumentExtraction
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -53,13 +53,13 @@ def _load(name: str):
 def pages(corpus: Path, workspace: Path) -> dict[str, str]:
     """{name: standalone HTML} for each notebook, from a headless run on `corpus`."""
     from kgkit import io
-    from kgkit.cache import Cache
-    from kgkit.embed import HashingEmbedder
+    from kgkit.io.cache import Cache
+    from kgkit.stages.embed import HashingEmbedder
     from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.views import graph_html
-    from kgkit.views_cluster import cluster_html
-    from kgkit.views_diff import diff_html
-    from kgkit.widgets import bundle_esm, cluster_payload, merge_review_esm
+    from kgkit.views.graph import graph_html
+    from kgkit.views.cluster import cluster_html
+    from kgkit.views.diff import diff_html
+    from kgkit.views.widgets import bundle_esm, cluster_payload, merge_review_esm
 
     cache = Cache(workspace / "cache")
     base = {"corpus_dir": corpus, "cache": cache, "domain": io.load_domain("general"), "extractor": OfflineExtractor()}

@@ -1,0 +1,82 @@
+"""CLI commands for exports and sift-kg import; registered on kgkit.cli.app when kgkit.cli is imported.
+
+    kgkit export FORMAT --graph GRAPH.json -o DEST      one of: json cytoscape graphml gexf csv parquet sqlite
+                                                        cypher neo4j-csv turtle json-ld
+    kgkit import-siftkg SIFT_OUTPUT_DIR -o WORKSPACE    sift-kg graph_data.json (+ extractions/) -> graph.json
+
+Heavy imports (pandas, rdflib, pyarrow, pyvis) stay inside the commands so `kgkit --help` starts fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from kgkit.cli import app
+
+EXPORT_FORMATS = ("json", "cytoscape", "graphml", "gexf", "csv", "parquet", "sqlite", "cypher", "neo4j-csv",
+                  "turtle", "json-ld")
+
+
+@app.command("export")
+def export(
+    fmt: str = typer.Argument(..., metavar="FORMAT", help=f"One of: {', '.join(EXPORT_FORMATS)}."),
+    graph: Path = typer.Option(..., "--graph", "-g", help="graph.json written by `kgkit run` or `kgkit build`."),
+    output: Path = typer.Option(..., "-o", "--output", help="File (or folder, for csv, parquet, neo4j-csv) to write."),
+) -> None:
+    """Export a saved graph to another tool's format (Gephi, Neo4j, Cytoscape, rdflib, SQL, pandas)."""
+    if fmt not in EXPORT_FORMATS:
+        typer.echo(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_FORMATS)}", err=True)
+        raise typer.Exit(2)
+    if not graph.is_file():
+        typer.echo(f"no such graph file: {graph}", err=True)
+        raise typer.Exit(2)
+    from kgkit import io
+    from kgkit.io.export import export_graph
+
+    for path in export_graph(io.load_graph(graph), fmt, output):
+        typer.echo(str(path))
+
+
+@app.command("import-siftkg")
+def import_siftkg(
+    source: Path = typer.Argument(..., help="A sift-kg output folder (graph_data.json and/or extractions/)."),
+    output: Path = typer.Option(..., "-o", "--output", help="Workspace folder to write graph.json (+ graph.html)."),
+    from_extractions: bool = typer.Option(
+        False, "--from-extractions", help="Rebuild from extractions/*.json with kgkit instead of reading graph_data.json."),
+    domain: str = typer.Option("general", "--domain", "-d", help="Domain for --from-extractions (name or YAML path)."),
+    no_view: bool = typer.Option(False, "--no-view", help="Do not write graph.html."),
+    view_nodes: int = typer.Option(400, help="Most-connected entities shown in graph.html."),
+) -> None:
+    """Move a sift-kg 0.9.0 project over: its graph (or its extractions, rebuilt by kgkit) -> graph.json."""
+    from kgkit import io
+    from kgkit.io.importers import read_siftkg_extractions, read_siftkg_graph
+
+    graph_file = source / "graph_data.json" if source.is_dir() else source
+    extractions_dir = source / "extractions" if (source / "extractions").is_dir() else source
+    errors: list[str] = []
+    if from_extractions or not graph_file.is_file():
+        if not any(extractions_dir.glob("*.json")):
+            typer.echo(f"{source}: no graph_data.json and no extractions/*.json", err=True)
+            raise typer.Exit(2)
+        from kgkit.stages.build import build_graph
+
+        extractions = read_siftkg_extractions(extractions_dir)
+        errors = [e for d in extractions for e in d.errors]
+        graph = build_graph(extractions, domain=io.load_domain(domain))
+    else:
+        graph = read_siftkg_graph(graph_file)
+    output.mkdir(parents=True, exist_ok=True)
+    io.save_graph(graph, output / "graph.json")
+    typer.echo(str(output / "graph.json"))
+    if not no_view:
+        from kgkit.views.graph import graph_html
+
+        io.atomic_write_text(output / "graph.html", graph_html(graph, max_nodes=view_nodes, title="sift-kg import"))
+        typer.echo(str(output / "graph.html"))
+    s = graph.summary()
+    typer.echo(f"{s['entities']} entities, {s['relations']} relations, {s['documents']} documents"
+               + (f", {len(errors)} failed extractions" if errors else ""))
+    for err in errors[:20]:
+        typer.echo(f"failed extraction: {err}", err=True)

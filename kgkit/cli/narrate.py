@@ -1,0 +1,92 @@
+"""`kgkit narrate`: a graph's narrative as Markdown (+ JSON data), registered on `kgkit.cli.app` when imported.
+
+    kgkit narrate GRAPH -o narrative.md                                   extractive, offline
+    kgkit narrate GRAPH -o narrative.md --model openai/gpt-4o-mini --max-cost 0.10
+    kgkit narrate GRAPH --json                                            the kgkit.narrative/1 JSON on stdout
+
+GRAPH is a graph.json or a workspace folder holding one. Heavy imports (pandas, litellm) stay inside the
+command so `kgkit --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from kgkit.cli import app
+
+
+@app.command("narrate")
+def narrate_command(
+    graph: Path = typer.Argument(..., help="graph.json (or a workspace holding it)."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Markdown file to write (narrative.json is written beside it). Default: narrative.md beside the graph."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Write with this litellm model; extractive (offline) without it."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="Hard budget cap in dollars for every narration request."),
+    price_in: float | None = typer.Option(None, "--price-in", help="Input price, dollars per 1M tokens (unlisted models)."),
+    price_out: float | None = typer.Option(None, "--price-out", help="Output price, dollars per 1M tokens."),
+    free: bool = typer.Option(False, "--free", help="A local model (Ollama, vLLM): no price, no cost."),
+    api_base: str | None = typer.Option(None, "--api-base", help="Provider URL (e.g. http://localhost:11434)."),
+    concurrency: int = typer.Option(8, "--concurrency", help="LLM requests in flight at most."),
+    cache: Path | None = typer.Option(None, help="Cache folder (default: the graph's workspace/cache)."),
+    top_entities: int = typer.Option(10, "--entities", help="Most connected entities to describe."),
+    chains: int = typer.Option(5, "--chains", help="Relationship chains to tell."),
+    timeline: int = typer.Option(12, "--timeline", help="Dated facts in the timeline at most."),
+    llm_communities: int = typer.Option(10, "--llm-communities", help="Largest communities labelled by the model (the rest extractively)."),
+    seed: int = typer.Option(0, help="Seed, when the graph carries no communities and they must be found."),
+    as_json: bool = typer.Option(False, "--json", help="Print the narrative as kgkit.narrative/1 JSON."),
+) -> None:
+    """Write an overview, the main relationship chains, a timeline, entity descriptions and community labels,
+    every sentence citing its relations and documents."""
+    from kgkit.io.cache import Cache
+    from kgkit.cli.llm import LLMOptionError, llm_client
+    from kgkit.workflows.narrate import narrate_workspace
+
+    path = graph / "graph.json" if graph.is_dir() else graph
+    if not path.is_file():
+        typer.echo(f"no such graph: {path}", err=True)
+        raise typer.Exit(2)
+    workspace = path.parent
+    store = Cache(cache if cache is not None else workspace / "cache")
+    client = None
+    if model is not None:
+        try:
+            client = llm_client(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                                concurrency=concurrency, api_base=api_base, cache=store, max_tokens=1024)
+        except LLMOptionError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+    try:
+        paths = narrate_workspace(workspace, graph=path, output=output or workspace / "narrative.md", llm=client,
+                                  cache=store, seed=seed, top_entities=top_entities, chains=chains,
+                                  timeline=timeline, llm_communities=llm_communities)
+    except ValueError as exc:
+        typer.echo(f"cannot narrate {path}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    from kgkit import io
+
+    data = io.read_json(paths["narrative_json"])
+    if as_json:
+        if client is not None:
+            data["llm"] = client.ledger.summary()
+        typer.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    fallbacks = _fallbacks(data)
+    typer.echo(f"{len(data['entities'])} entities described, {len(data['communities'])} communities labelled, "
+               f"{len(data['sources'])} relations cited -> {paths['narrative']} (+ {Path(paths['narrative_json']).name})")
+    if client is not None:
+        s = client.ledger.summary()
+        cap = "no cap" if s["cap_usd"] is None else f"${s['cap_usd']:.4f}"
+        typer.echo(f"LLM spent ${s['spent_usd']:.4f} / {cap}; {s['refused']} requests refused by the budget")
+    for where, why in fallbacks[:10]:
+        typer.echo(f"extractive fallback {where}: {why[:160]}")
+    if len(fallbacks) > 10:
+        typer.echo(f"... {len(fallbacks) - 10} more fallbacks in {paths['narrative_json']}")
+
+
+def _fallbacks(data: dict) -> list[tuple[str, str]]:
+    out = [(k, data[k]["fallback"]) for k in ("overview", "chains", "timeline") if data[k].get("fallback")]
+    out += [(e["entity"], e["fallback"]) for e in data["entities"] if e.get("fallback")]
+    out += [(c["community"], c["fallback"]) for c in data["communities"] if c.get("fallback")]
+    return out

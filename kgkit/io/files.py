@@ -1,0 +1,270 @@
+"""The I/O layer: every file kgkit reads or writes goes through here (stages never touch files).
+
+Writes are atomic: data goes to a temporary file in the target's folder, is flushed and fsync'ed, then
+renamed over the target, so a reader sees the old file or the new one, never half of one.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> write_json(p, {"b": 1, "a": [1, 2]})
+>>> read_json(p)
+{'a': [1, 2], 'b': 1}
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from kgkit.core.domain import Domain, DomainError, parse_domain
+from kgkit.core.graph import Graph
+from kgkit.core.constants import DEFAULT_MAX_BYTES
+from kgkit.stages.load import SUPPORTED_SUFFIXES, media_type_for  # noqa: F401 (re-exported)
+from kgkit.core.records import RawFile, canonical_json
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+# domains/ sits at the repository root; wheels carry it inside the package (see pyproject force-include)
+BUNDLED_DOMAINS = next(
+    (p for p in (PACKAGE_ROOT / "domains", PACKAGE_ROOT.parent / "domains") if p.is_dir()), PACKAGE_ROOT / "domains"
+)
+
+
+# --------------------------------------------------------------------------- atomic writes
+
+
+def _file_mode(target: Path) -> int:
+    """Mode for a (re)written file: the old file's, else what open() would give (0o666 less the umask);
+    mkstemp's 0o600 would make outputs unreadable to other users and web servers."""
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+@contextmanager
+def atomic_file(path: str | os.PathLike[str], *, durable: bool = True, text: bool = False,
+                buffering: int = -1) -> Iterator[IO[Any]]:
+    """A file handle whose content replaces `path` atomically when the block ends without an error (temp file
+    in the same folder, fsync unless `durable=False`, rename); on an error the temp file is removed and `path`
+    is untouched. For writers that stream (np.savez, tarfile, many lines); `text=True` gives UTF-8 text.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_file(target, text=True) as fh:
+    ...     _ = fh.write("done\\n")
+    >>> target.read_text()
+    'done\\n'
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        if text:
+            fh: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=buffering)
+        else:
+            fh = os.fdopen(fd, "wb", buffering=buffering)
+        with fh:
+            yield fh
+            fh.flush()
+            os.fchmod(fh.fileno(), _file_mode(target))
+            if durable:
+                os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | bytearray, *, durable: bool = True) -> None:
+    """Write bytes to path atomically (temp file in the same folder, fsync, rename).
+
+    `durable=False` skips the fsync: readers still never see half a file (the rename is atomic), but after a
+    power cut the file may be empty. For data that can be recomputed and is checked on read (cache entries)."""
+    with atomic_file(path, durable=durable) as fh:
+        fh.write(data)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+dumps_json = canonical_json  # canonical JSON text (kgkit.core.records): sorted keys, UTF-8, stable separators
+
+
+def write_json(path: str | os.PathLike[str], value: Any, *, indent: int | None = None) -> None:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, indent=indent, allow_nan=False) if indent else dumps_json(value)
+    atomic_write_text(path, text + "\n")
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: list[Any]) -> None:
+    """One canonical JSON value per line, written atomically."""
+    atomic_write_text(path, "".join(dumps_json(r) + "\n" for r in rows))
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[Any]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+# --------------------------------------------------------------------------- reading a corpus
+
+
+def read_corpus(
+    root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, patterns: Iterable[str] | None = None,
+    exclude: Iterable[str | os.PathLike[str]] = (),
+) -> list[RawFile]:
+    """The files of a corpus folder (or one file) as RawFiles, sorted by relative path (forward slashes).
+
+    - Hidden files and folders (name starting with ".") are skipped; symlinked folders are not entered.
+    - `patterns` (None = every file) keeps only paths matching a suffix (".pdf", case-insensitive) or a
+      glob on the relative path ("reports/*.md").
+    - Nothing is dropped silently: files of an unsupported type are listed without their bytes (the load
+      stage reports them as "unsupported"; kgkit reads SUPPORTED_SUFFIXES), files over `max_bytes` are
+      listed with empty data and their size ("too_large"), and files that cannot be read (permissions,
+      not a regular file, a symlink leading outside `root`) carry `read_error` ("unreadable").
+    - Folders in `exclude` (e.g. a kgkit workspace kept inside its own corpus) are not entered.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.txt", "a/c.md", ".hidden.txt", "img.png"):
+    ...     (d / name).parent.mkdir(exist_ok=True); _ = (d / name).write_bytes(b"hello")
+    >>> [(r.path, r.data) for r in read_corpus(d)]
+    [('a/c.md', b'hello'), ('b.txt', b'hello'), ('img.png', b'')]
+    >>> [r.path for r in read_corpus(d, patterns=[".TXT"])]
+    ['b.txt']
+    """
+    base = Path(root)
+    if base.is_file():  # a single file named explicitly: follow it wherever it points
+        return [read_file(base, base.parent, max_bytes=max_bytes, follow_symlinks=True)]
+    if not base.is_dir():
+        raise FileNotFoundError(f"{root}: no such file or folder")
+    skip = {os.path.realpath(p) for p in exclude}
+    raws: list[RawFile] = []
+    for folder, dirnames, filenames in os.walk(base, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and os.path.realpath(os.path.join(folder, d)) not in skip)
+        for name in filenames:
+            if name.startswith("."):
+                continue
+            path = Path(folder) / name
+            if patterns is None or _matches(_relative(path, base), patterns):
+                raws.append(read_file(path, base, max_bytes=max_bytes))
+    return sorted(raws, key=lambda raw: raw.path)
+
+
+def read_file(
+    path: str | os.PathLike[str],
+    root: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    follow_symlinks: bool = False,
+) -> RawFile:
+    """Read one file as a RawFile whose `path` is relative to `root`. Never raises for a bad file:
+    problems go into `read_error`. Bytes are read only for supported types and at most `max_bytes`
+    (a bigger file comes back with empty data and its size). Unless `follow_symlinks`, a file whose real
+    location is outside `root` is not read."""
+    file, base = Path(path), Path(root)
+    rel = _relative(file, base)
+    if rel.startswith("../"):
+        raise ValueError(f"{path} is not inside {root}")
+    try:
+        if not follow_symlinks and not file.resolve(strict=True).is_relative_to(base.resolve()):
+            return RawFile(path=rel, data=b"", size=0, read_error="symbolic link to outside the corpus folder; not followed")
+        info = os.stat(file)
+        if not stat.S_ISREG(info.st_mode):
+            return RawFile(path=rel, data=b"", size=0, read_error="not a regular file")
+        if media_type_for(rel) is None or info.st_size > max_bytes:
+            return RawFile(path=rel, data=b"", size=info.st_size)
+        with open(file, "rb") as fh:
+            data = fh.read(max_bytes + 1)  # the file may have grown since stat
+    except (OSError, RuntimeError) as exc:  # RuntimeError: symlink loop (Python < 3.13)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return RawFile(path=rel, data=b"", size=0, read_error=reason or type(exc).__name__)
+    size = max(info.st_size, len(data))
+    return RawFile(path=rel, data=b"" if size > max_bytes else data, size=size)
+
+
+def _relative(path: Path, root: Path) -> str:
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
+
+
+def _matches(rel: str, patterns: Iterable[str]) -> bool:
+    return any(
+        rel.lower().endswith(p.lower()) if p.startswith(".") else fnmatch.fnmatch(rel, p) for p in patterns
+    )
+
+
+# --------------------------------------------------------------------------- domains
+
+
+def bundled_domains() -> dict[str, Path]:
+    """Names of the domains shipped with kgkit -> their YAML files."""
+    return {p.stem: p for p in sorted(BUNDLED_DOMAINS.glob("*.yaml"))}
+
+
+def load_domain(name_or_path: str | os.PathLike[str] = "general") -> Domain:
+    """Load a domain by bundled name ("general") or by path to a YAML file."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        bundled = bundled_domains()
+        if str(name_or_path) not in bundled:
+            raise DomainError(f"no bundled domain named {name_or_path!r}; bundled: {sorted(bundled)}")
+        path = bundled[str(name_or_path)]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DomainError(f"{path}: cannot read domain file: {exc.strerror or exc}") from exc
+    return parse_domain(text, source=str(path))
+
+
+def save_domain(domain: Domain, path: str | os.PathLike[str]) -> None:
+    """Write a domain as editable YAML (atomic) that `load_domain(path)` reads back with the same content id.
+
+    >>> import tempfile, pathlib
+    >>> d = load_domain("general")
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "mine.yaml"
+    >>> save_domain(d, p)
+    >>> load_domain(p).id == d.id
+    True
+    """
+    import yaml
+
+    data = domain.model_dump(mode="json")
+    header = f"# kgkit domain {domain.name!r} ({domain.id}); edit freely: the id follows the content.\n"
+    atomic_write_text(path, header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+
+
+# --------------------------------------------------------------------------- graphs
+
+
+def save_graph(graph: Graph, path: str | os.PathLike[str]) -> None:
+    """Write a graph as deterministic JSON (same graph -> byte-identical file): the bytes of
+    ``write_json(path, graph.to_json_dict())``, encoded column-wise (Graph.to_json_bytes)."""
+    atomic_write_bytes(path, graph.to_json_bytes(end=b"\n"))
+
+
+def load_graph(path: str | os.PathLike[str]) -> Graph:
+    return Graph.from_json_dict(read_json(path))

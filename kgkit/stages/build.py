@@ -1,0 +1,449 @@
+"""Build stage: document extractions -> Graph, with provenance on every entity and relation.
+
+Entities merge when their type and normalised name agree (kgkit.core.names.entity_id); relations merge when
+their endpoints, type and polarity agree, and count their support. A mention seen twice because chunks
+overlap counts once (same document span). Ids and row order are deterministic: same input (in any
+document order) -> same graph, byte for byte once saved.
+
+The build is vectorised: one lean pass turns the pydantic records into mention rows, then every merge is a
+pandas groupby / numpy operation (no Python loop per entity or relation group). Domain rules come from
+kgkit.stages.postprocess (direction repair, flags), applied to the mentions; single-valued relation types are
+then resolved by kgkit.stages.temporal (a newer fact invalidates an older one, never deletes it).
+
+>>> from kgkit.core.domain import parse_domain
+>>> from kgkit.core.records import *
+>>> dom = parse_domain("name: d\\nentity_types: {Person: a, Organization: b, Other: c}")
+>>> te = TextExtraction(extractor_id="x", entities=(ExtractedEntity(name="Ada", type="Person"),
+...     ExtractedEntity(name="Acme", type="Organization")), relations=(ExtractedRelation(source="Ada",
+...     source_type="Person", target="Acme", target_type="Organization", type="RELATED_TO"),))
+>>> ce = ChunkExtraction(chunk_id="c1", document_id="d1", extraction=te)
+>>> g = build_graph([DocumentExtraction(document_id="d1", path="a.txt", chunks=(ce,))], domain=dom)
+>>> list(g.entities["id"]), int(g.relations["support"][0])
+(['Organization:acme', 'Person:ada'], 1)
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from hashlib import sha256 as _rid
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kgkit.core.domain import Domain
+from kgkit.core.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table, relation_id
+from kgkit.core.names import entity_id as _entity_id
+from kgkit.stages.postprocess import LOW_CONFIDENCE, combined_codes, relation_flags, reversed_mask
+from kgkit.core.stage import stage
+from kgkit.stages.temporal import resolve_conflicts
+from kgkit.core.records import DocumentExtraction
+
+__all__ = ["LOW_CONFIDENCE", "Mentions", "build_graph", "relation_id"]
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """What build_graph reads from extractions, as plain rows: for readers that can skip the per-mention
+    records (kgkit.io.importers.read_siftkg_mentions). Builds the same graph as the DocumentExtractions it
+    stands for (`Mentions.of(extractions)`).
+
+    - documents: one (id, path, sha256, media_type, chunk count, failed chunk count) per document
+    - extractors: every extractor id of the input, failed chunks included
+    - chunks: one (document_id, chunk_id, extractor_id, model, prompt_hash, entities, relations) per chunk
+      that did not fail, entities as (name, type, confidence, start, end) and relations as (source,
+      source_type, target, target_type, type, predicate, negated, confidence, valid_at, invalid_at, start,
+      end, evidence); start / end are document offsets or None.
+    """
+
+    documents: list[tuple[str, str, str, str, int, int]]
+    extractors: list[str]
+    chunks: list[tuple[Any, ...]]
+
+    @classmethod
+    def of(cls, extractions: Sequence[DocumentExtraction]) -> Mentions:
+        return cls(_documents(extractions), _extractors(extractions), list(_chunk_rows(extractions)))
+
+
+def _documents(extractions: Sequence[DocumentExtraction]) -> list[tuple[str, str, str, str, int, int]]:
+    return [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions]
+
+
+def _extractors(extractions: Sequence[DocumentExtraction]) -> list[str]:
+    return sorted({c.extraction.extractor_id for d in extractions for c in d.chunks})
+
+
+def _chunk_rows(extractions: Sequence[DocumentExtraction]) -> Iterator[tuple[Any, ...]]:
+    """The records as Mentions.chunks rows, lazily (one chunk's rows alive at a time)."""
+    for doc in extractions:
+        for where in doc.chunks:
+            ext = where.extraction
+            if ext.error is not None:
+                continue
+            off = where.chunk_start
+            ents = [(e.name, e.type, e.confidence, None if (s := e.span) is None else s.start + off,
+                     None if s is None else s.end + off) for e in ext.entities]
+            rels = [(r.source, r.source_type, r.target, r.target_type, r.type, r.predicate, r.negated, r.confidence,
+                     r.valid_at, r.invalid_at, None if (s := r.evidence_span) is None else s.start + off,
+                     None if s is None else s.end + off, r.evidence) for r in ext.relations]
+            yield where.document_id, where.chunk_id, ext.extractor_id, ext.model, ext.prompt_hash, ents, rels
+
+
+def _mention_frames(chunks: Iterable[tuple[Any, ...]], domain: Domain) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, list[str], list[str]]:
+    """Entity and relation mention frames from Mentions.chunks rows, and the distinct entity, document and chunk
+    ids the mentions' integer codes index. No Python step per mention: the rows are transposed to columns,
+    each distinct (type, name) is resolved to its entity id once, and chunk-level fields (document, chunk,
+    extractor) are taken per mention by chunk index."""
+    ent_rows: list[tuple] = []
+    rel_rows: list[tuple] = []
+    sizes: list[tuple[int, int]] = []
+    places: list[tuple[str, str, str, str | None, str | None]] = []
+    doc_codes: dict[str, int] = {}
+    chunk_codes: dict[str, int] = {}
+    codes: list[tuple[int, int]] = []
+    for doc_id, chunk_id, extractor_id, model, prompt_hash, chunk_ents, chunk_rels in chunks:
+        places.append((doc_id, chunk_id, extractor_id, model, prompt_hash))
+        codes.append((doc_codes.setdefault(doc_id, len(doc_codes)), chunk_codes.setdefault(chunk_id, len(chunk_codes))))
+        ent_rows += chunk_ents
+        rel_rows += chunk_rels
+        sizes.append((len(chunk_ents), len(chunk_rels)))
+    ne, nr = len(ent_rows), len(rel_rows)
+    ent_cols, rel_cols = _columns(ent_rows, 5), _columns(rel_rows, 13)
+    del ent_rows, rel_rows
+    per_chunk = [_objects(c) for c in _columns(places, 5)]
+    dcode, ccode = (np.array(c, dtype=np.int64).reshape(-1) for c in _columns(codes, 2))
+    counts = np.array(sizes, dtype=np.int64).reshape(-1, 2)
+    ent_chunk = np.repeat(np.arange(len(places)), counts[:, 0])
+    rel_chunk = np.repeat(np.arange(len(places)), counts[:, 1])
+    # entity ids: one canonical-name lookup and one entity_id per distinct (type, name)
+    types = np.concatenate([_objects(ent_cols[1]), _objects(rel_cols[1]), _objects(rel_cols[3])])
+    names = np.concatenate([_objects(ent_cols[0]), _objects(rel_cols[0]), _objects(rel_cols[2])])
+    tcode, tvals = pd.factorize(types, use_na_sentinel=False)
+    ncode, nvals = pd.factorize(names, use_na_sentinel=False)
+    pairs, inverse = np.unique(tcode.astype(np.int64) * max(len(nvals), 1) + ncode, return_inverse=True)
+    canonical = domain.canonical_names
+    canon = _objects([canonical.get(n, n) for n in nvals[pairs % max(len(nvals), 1)].tolist()])
+    pair_ids = _objects([entity_id(t, c) for t, c in zip(tvals[pairs // max(len(nvals), 1)].tolist(), canon.tolist())])
+    pair_code, entity_ids = pd.factorize(pair_ids)
+    code, canon = pair_code[inverse.reshape(-1)].astype(np.int64), canon[inverse.reshape(-1)]
+    ids = np.asarray(entity_ids, dtype=object)[code]
+    doc_col, chunk_col, *tail = per_chunk
+
+    def chunk_fields(at: np.ndarray) -> dict[str, Any]:
+        return {"document_id": _obj(doc_col[at]), "chunk_id": _obj(chunk_col[at]),
+                **{k: _obj(v[at]) for k, v in zip(("extractor_id", "model", "prompt_hash"), tail)},
+                "dcode": dcode[at], "ccode": ccode[at]}
+
+    ents = pd.DataFrame({
+        "item_id": _obj(ids[:ne]), "ecode": code[:ne], "surface": _obj(canon[:ne]), "type": _obj(types[:ne]),
+        "confidence": np.array(ent_cols[2], dtype=float), "start": _obj(ent_cols[3]), "end": _obj(ent_cols[4]),
+        "evidence": _obj(np.full(ne, None, dtype=object)), **chunk_fields(ent_chunk)}, copy=False)
+    src, dst = slice(ne, ne + nr), slice(ne + nr, ne + 2 * nr)
+    keep = code[src] != code[dst]  # a relation from an entity to itself is dropped
+    rels = pd.DataFrame({
+        "source": _obj(ids[src]), "target": _obj(ids[dst]), "scode": code[src], "tcode": code[dst],
+        "source_name": _obj(canon[src]), "target_name": _obj(canon[dst]), "source_type": _obj(types[src]),
+        "target_type": _obj(types[dst]), "type": _obj(rel_cols[4]), "predicate": _obj(rel_cols[5]),
+        "negated": np.array(rel_cols[6], dtype=bool), "confidence": np.array(rel_cols[7], dtype=float),
+        "valid_at": _obj(rel_cols[8]), "invalid_at": _obj(rel_cols[9]), "start": _obj(rel_cols[10]),
+        "end": _obj(rel_cols[11]), "evidence": _obj(rel_cols[12]), **chunk_fields(rel_chunk)}, copy=False)
+    if not keep.all():
+        rels = rels[keep].reset_index(drop=True)
+    return ents, rels, np.asarray(entity_ids, dtype=object), list(doc_codes), list(chunk_codes)
+
+
+def _columns(rows: list[tuple], width: int) -> list[tuple]:
+    """Rows -> columns (one C-level transpose), `width` empty columns when there are no rows."""
+    return list(zip(*rows)) if rows else [()] * width
+
+
+def _objects(values: Any) -> np.ndarray:
+    """A 1-d object array of the values as they are (never a 2-d array of tuples or characters)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+@lru_cache(maxsize=1 << 18)
+def entity_id(entity_type: str, name: str) -> str:
+    """kgkit.core.names.entity_id, memoised across builds (a notebook rebuilding a graph re-uses the ids)."""
+    return _entity_id(entity_type, name)
+
+
+def _obj(values: Any) -> pd.Series:
+    """An object Series (pandas 3 would otherwise infer its arrow-backed str dtype, then convert back).
+    Lists stay whole cells (aliases), never broadcast."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return pd.Series(values, dtype=object, copy=False)
+    return pd.Series(list(values), dtype=object)
+
+
+def _swap(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """Swap the source and target columns where mask is set."""
+    if not mask.any():
+        return df
+    df = df.copy()
+    a = ["source", "scode", "source_name", "source_type"]
+    b = ["target", "tcode", "target_name", "target_type"]
+    df.loc[mask, a + b] = df.loc[mask, b + a].to_numpy()
+    return df
+
+
+def _dedupe_spans(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
+    """Drop repeats of one mention seen in two overlapping chunks (same item, document and span)."""
+    spanned = df["start"].notna()
+    if not spanned.any():  # nothing to compare (sift-kg mentions carry no spans): no copy
+        return df
+    once = df[spanned].drop_duplicates([*key, "dcode", "start", "end"])
+    return pd.concat([once, df[~spanned]], ignore_index=True)
+
+
+def _factor(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted integer codes (-1 for missing) and the sorted distinct values (Python order, as sorted())."""
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def _top(keys: np.ndarray, values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per integer key, the most frequent non-missing value; ties go to the smallest value (deterministic).
+    Returns (keys that have a value, their value)."""
+    vcode, vals = _factor(values)
+    keep = vcode >= 0
+    if not keep.any():
+        return np.zeros(0, np.int64), np.zeros(0, object)
+    combo, counts = np.unique(keys[keep] * len(vals) + vcode[keep], return_counts=True)
+    uk, uv = combo // len(vals), combo % len(vals)
+    order = np.lexsort((uv, -counts, uk))
+    uk, uv = uk[order], uv[order]
+    first = np.r_[True, uk[1:] != uk[:-1]]
+    return uk[first], vals[uv[first]]
+
+
+def _extreme(keys: np.ndarray, values: Any, n: int, how: str) -> np.ndarray:
+    """Per integer key in range(n), the min or max of text values (ISO times) or None, via sorted codes
+    (pandas' groupby min/max on text falls back to one Python call per group)."""
+    out = np.full(n, None, dtype=object)
+    vcode, vals = _factor(values)
+    keep = vcode >= 0
+    if keep.any():
+        best = pd.Series(vcode[keep]).groupby(keys[keep], sort=False).agg(how)
+        out[best.index.to_numpy()] = vals[best.to_numpy()]
+    return out
+
+
+def _fill(n: int, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    out = np.full(n, None, dtype=object)
+    out[keys] = values
+    return out
+
+
+def _lists(keys: np.ndarray, values: np.ndarray) -> dict[Any, list[Any]]:
+    """Group values (already sorted by key) into lists per key, with numpy splits instead of a groupby loop."""
+    if len(keys) == 0:
+        return {}
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return dict(zip(keys[starts].tolist(), (chunk.tolist() for chunk in np.split(values, starts[1:]))))
+
+
+def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame, sorted_ids: np.ndarray) -> pd.DataFrame:
+    """One row per entity id. Endpoints named only by a relation still become entities (an LLM may relate
+    what it did not list): named by their most common surface form there, with 0 mentions."""
+    # codes are ranks in sorted-id order over every id seen; keep those still present, densely renumbered
+    ecode, xcode = ents["ecode"].to_numpy(), np.concatenate([rels["scode"].to_numpy(), rels["tcode"].to_numpy()])
+    present = np.zeros(len(sorted_ids), dtype=bool)
+    present[ecode] = True
+    present[xcode] = True
+    dense = np.cumsum(present) - 1
+    ids, ecode, xcode = sorted_ids[present], dense[ecode], dense[xcode]
+    n, m = len(ids), len(ents)
+    if n == 0:
+        return empty_table(ENTITY_COLUMNS)
+    mentions = np.bincount(ecode, minlength=n)
+    doc_code = ents["dcode"].to_numpy()
+    pairs = np.unique(ecode * (doc_code.max(initial=0) + 1) + doc_code)
+    documents = np.bincount(pairs // (doc_code.max(initial=0) + 1), minlength=n)
+    confidence = np.zeros(n)
+    if m:
+        best = pd.Series(ents["confidence"].to_numpy(float)).groupby(ecode, sort=False).max()
+        confidence[best.index.to_numpy()] = best.to_numpy()
+    types = np.empty(n, dtype=object)
+    types[xcode] = np.concatenate([rels["source_type"].to_numpy(), rels["target_type"].to_numpy()])
+    types[ecode] = ents["type"].to_numpy()
+    names = _fill(n, *_top(ecode, ents["surface"].to_numpy()))
+    unseen = mentions[xcode] == 0
+    end_names = np.concatenate([rels["source_name"].to_numpy(), rels["target_name"].to_numpy()])
+    k, v = _top(xcode[unseen], end_names[unseen])
+    names[k] = v
+    # aliases: the other surface forms of the entity's own mentions, sorted
+    scode, surfaces = _factor(ents["surface"].to_numpy())
+    combo = np.unique(ecode * len(surfaces) + scode) if m else np.zeros(0, np.int64)
+    akey, aval = combo // max(len(surfaces), 1), surfaces[combo % max(len(surfaces), 1)] if m else np.zeros(0, object)
+    other = aval != names[akey]
+    aliases = _lists(akey[other], aval[other])
+    table = pd.DataFrame({
+        "id": _obj(ids), "name": _obj(names), "type": _obj(types),
+        "aliases": _obj([aliases.get(i, []) for i in range(n)]), "mentions": mentions.astype(np.int64),
+        "documents": documents.astype(np.int64), "confidence": confidence, "identity": "derived", "degree": 0,
+        "community": None,
+    })
+    return table[list(ENTITY_COLUMNS)]
+
+
+def _created(keys: np.ndarray, rels: pd.DataFrame, learned_at: str | Mapping[str, str] | None, n: int) -> np.ndarray:
+    """Per relation, when the graph learned it: one time for the run (every relation then has it), or the
+    earliest time of the documents supporting it (a mapping document id -> time)."""
+    if learned_at is None or isinstance(learned_at, str):
+        return np.full(n, learned_at, dtype=object)
+    return _extreme(keys, rels["document_id"].map(dict(learned_at)).to_numpy(dtype=object), n, "min")
+
+
+def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mapping[str, str] | None) -> pd.DataFrame:
+    if rels.empty:
+        return empty_table(RELATION_COLUMNS)
+    code = rels["rcode"].to_numpy()
+    n = int(code.max()) + 1
+    ids = np.empty(n, dtype=object)
+    ids[code] = rels["item_id"].to_numpy()
+    conf = rels["confidence"].to_numpy(float)
+    start = rels["start"].astype("float64").fillna(np.inf).to_numpy()
+    # within each relation: most confident mention first (its evidence is shown), then document and offset
+    order = np.lexsort((start, rels["dcode"].to_numpy(), -conf, code))
+    r = rels[["source", "target", "type", "negated", "source_type", "target_type", "predicate", "evidence", "valid_at",
+              "invalid_at", "document_id", "direction_repaired"]].iloc[order]  # only what is read below
+    c = code[order]
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    col = {name: r[name].to_numpy()[starts] for name in ("source", "target", "type", "negated", "source_type",
+                                                       "target_type")}
+    evidence = r["evidence"].to_numpy()
+    has = np.flatnonzero(pd.notna(evidence))
+    first_has = np.unique(c[has], return_index=True)
+    out = pd.DataFrame({
+        "id": _obj(ids), **{k: _obj(v) for k, v in col.items() if k != "negated"},
+        "negated": col["negated"].astype(bool),
+        "predicate": _obj(_fill(n, *_top(c, r["predicate"].to_numpy()))),
+        "support": np.diff(np.r_[starts, len(c)]).astype(np.int64),
+        "confidence": [round(x, 6) for x in (1.0 - np.multiply.reduceat(1.0 - np.clip(conf[order], 0, 1), starts)).tolist()],
+        "evidence": _obj(_fill(n, first_has[0], evidence[has[first_has[1]]])),
+        "valid_at": _obj(_extreme(c, r["valid_at"].to_numpy(), n, "min")),
+        "invalid_at": _obj(_extreme(c, r["invalid_at"].to_numpy(), n, "max")),
+        "created_at": _obj(_created(c, r, learned_at, n)),
+        "expired_at": _obj(np.full(n, None, dtype=object)),
+        "direction_repaired": np.logical_or.reduceat(r["direction_repaired"].to_numpy(bool), starts),
+    })
+    out["flags"] = relation_flags(out, domain)
+    return out[list(RELATION_COLUMNS)]
+
+
+def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
+    """Entity rows, then relation rows; each by item id (its sorted code), document, offset, chunk."""
+    cols = list(PROVENANCE_COLUMNS)
+    parts = []
+    for df, kind, key in ((ents, "entity", "ecode"), (rels, "relation", "rcode")):
+        if len(df):
+            start = df["start"].astype("float64").fillna(-1).to_numpy()
+            order = np.lexsort((df["ccode"].to_numpy(), start, df["dcode"].to_numpy(), df[key].to_numpy()))
+            rows = df[[c for c in cols if c != "kind"]].iloc[order]  # only the provenance columns are moved
+            parts.append(rows.assign(kind=_obj([kind] * len(df)).to_numpy())[cols])
+    if not parts:
+        return empty_table(PROVENANCE_COLUMNS)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _relation_mentions(rels: pd.DataFrame, domain: Domain, repair: bool, rank: np.ndarray) -> pd.DataFrame:
+    """Relation mentions with symmetric types ordered, reversed ones repaired, ids and sorted codes."""
+    rels["scode"], rels["tcode"] = rank[rels["scode"].to_numpy()], rank[rels["tcode"].to_numpy()]
+    symmetric = [name for name, spec in domain.relation_types.items() if spec.symmetric]
+    rels = _swap(rels, (rels["type"].isin(symmetric).to_numpy() & (rels["tcode"] < rels["scode"]).to_numpy()))
+    flip = reversed_mask(rels, domain) if repair else np.zeros(len(rels), dtype=bool)
+    rels = _swap(rels, flip)
+    rels["direction_repaired"] = flip
+    codes = combined_codes(rels["scode"].to_numpy(), rels["type"].to_numpy(dtype=object), rels["tcode"].to_numpy(),
+                           rels["negated"].to_numpy())
+    _, first = np.unique(codes, return_index=True)
+    src, typ, dst = (rels[c].to_numpy(dtype=object)[first].tolist() for c in ("source", "type", "target"))
+    polarity = np.where(rels["negated"].to_numpy(bool)[first], "neg", "pos").tolist()
+    # the same ids as kgkit.core.graph.relation_id, without a function call per relation
+    ids = _objects(["rel:" + _rid(f"{s}\x1f{t}\x1f{d}\x1f{n}".encode()).hexdigest()[:16]
+                    for s, t, d, n in zip(src, typ, dst, polarity)])
+    rels["item_id"] = _obj(ids[codes])
+    rels["rcode"] = _ranks(ids)[codes]
+    return rels
+
+
+def _ranks(values: list[str] | np.ndarray) -> np.ndarray:
+    """Position of each (distinct) value in sorted order."""
+    order = np.argsort(np.asarray(values, dtype=object), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+@stage(version="2")
+def build_graph(
+    extractions: Sequence[DocumentExtraction] | Mentions,
+    *,
+    domain: Domain,
+    learned_at: str | Mapping[str, str] | None = None,
+    repair: bool = True,
+    resolve: bool = True,
+) -> Graph:
+    """Merge document extractions (or their Mentions rows) into one Graph. Entities without relations are kept.
+
+    - `learned_at` (ISO time, passed in: stages never read the clock) becomes the relations' created_at:
+      one time for the whole input, or a mapping document id -> time (a relation gets the earliest time of
+      the documents that support it). None leaves created_at empty ("always known").
+    - `repair` (default on): relations extracted the wrong way round for their type's signatures are
+      flipped and flagged ``direction_repaired`` (kgkit.stages.postprocess); their type never changes.
+    - `resolve` (default on): single-valued relation types are resolved in world/graph time
+      (kgkit.stages.temporal.resolve_conflicts): an older fact is invalidated, never deleted.
+    """
+    with gc_paused():
+        graph = _build(extractions, domain, learned_at, repair)
+    return resolve_conflicts(graph, domain=domain) if resolve else graph
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building: the build allocates many small acyclic objects
+    (mention rows), and each full collection would walk every record of the input (~30% of build time).
+    The previous state is restored, also on error."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
+           learned_at: str | Mapping[str, str] | None, repair: bool) -> Graph:
+    if isinstance(extractions, Mentions):
+        doc_rows, extractors, chunks = extractions.documents, extractions.extractors, extractions.chunks
+    else:
+        doc_rows, extractors, chunks = _documents(extractions), _extractors(extractions), _chunk_rows(extractions)
+    ents, rels, entity_ids, doc_ids, chunk_ids = _mention_frames(chunks, domain)
+    del chunks
+    places = {"dcode": _ranks(doc_ids), "ccode": _ranks(chunk_ids)}
+    rank = _ranks(entity_ids)  # entity code -> position in sorted-id order: codes then sort like ids
+    sorted_ids = np.empty(len(entity_ids), dtype=object)
+    sorted_ids[rank] = entity_ids
+    ents["ecode"] = rank[ents["ecode"].to_numpy()]
+    rels = _relation_mentions(rels, domain, repair, rank)
+    for df in (ents, rels):
+        for col, ranks in places.items():
+            df[col] = ranks[df[col].to_numpy()]
+    ents, rels = _dedupe_spans(ents, ["ecode"]), _dedupe_spans(rels, ["rcode"])
+    documents = pd.DataFrame(doc_rows, columns=["id", "path", "sha256", "media_type", "chunks", "errors"]
+                             ).sort_values(["path", "id"], kind="stable")
+    meta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors, "builder": "kgkit.build/1"}
+    relations = _relations_table(rels, domain, learned_at)
+    entities = _entities_table(ents, rels, sorted_ids)
+    degree = pd.concat([relations["source"], relations["target"]]).value_counts()
+    entities["degree"] = entities["id"].map(degree).fillna(0).astype("int64")
+    return Graph(entities=entities, relations=relations, provenance=_provenance_table(ents, rels),
+                 documents=documents, meta=meta)

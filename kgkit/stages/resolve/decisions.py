@@ -1,0 +1,191 @@
+"""Decisions (merge, keep apart, reject a relation) and the policy that makes the automatic ones.
+
+A decision names entities by their stable ids (type + normalised name), never by row positions, so it
+survives rebuilding the graph from the extractions. Who decided is recorded: `person` decisions are never
+replaced by re-running resolution; `policy` decisions are re-derived on every run; `llm` decisions are kept
+until a person decides the same pair. Stages never read the clock: `at` is passed in.
+
+>>> from kgkit.stages.resolve.scoring import MergeCandidate
+>>> c = MergeCandidate(source="P:j smith", target="P:jane smith", source_name="J. Smith", target_name="Jane Smith",
+...     source_type="P", target_type="P", score=0.95, step="rule", verdict="unique", features={}, reasons=("initials",))
+>>> [(d.kind, d.subjects, d.decided_by) for d in decide([c], at="2026-01-01T00:00:00Z")]
+[('merge', ('P:j smith', 'P:jane smith'), 'policy')]
+>>> mine = person_decision("keep_apart", ("P:jane smith", "P:j smith"), why="two people", at="2026-01-02")
+>>> [(d.kind, d.decided_by) for d in decide([c], decisions=[mine])]
+[('keep_apart', 'person')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.core.stage import stage
+from kgkit.core.records import short_hash
+
+Kind = Literal["merge", "keep_apart", "reject_relation"]
+DecidedBy = Literal["policy", "person", "llm"]
+_RANK = {"person": 0, "llm": 1, "policy": 2}
+
+
+def decision_id(kind: str, subjects: Sequence[str], relation_type: str | None = None) -> str:
+    """Stable id. Merge and keep-apart share one id per unordered pair (a pair has one decision at a time);
+    a relation rejection is directed and names its type.
+
+    >>> decision_id("merge", ["b", "a"]) == decision_id("keep_apart", ["a", "b"])
+    True
+    >>> decision_id("reject_relation", ["a", "b"], "T") != decision_id("reject_relation", ["b", "a"], "T")
+    True
+    """
+    subj = list(subjects) if kind == "reject_relation" else sorted(subjects)
+    return "dec:" + short_hash("pair" if kind in ("merge", "keep_apart") else kind, *subj, relation_type or "")
+
+
+class Decision(BaseModel):
+    """One decision. merge: subjects = (merged away, kept); keep_apart: two entities never to merge;
+    reject_relation: subjects = (source, target) with `relation_type`, removed in that direction only
+    (both directions when the domain declares the type symmetric). verdict "reject" withdraws it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = ""
+    kind: Kind
+    subjects: tuple[str, str]
+    relation_type: str | None = None
+    verdict: Literal["accept", "reject"] = "accept"
+    decided_by: DecidedBy
+    who: str | None = None
+    at: str | None = None
+    why: str = ""
+    score: float | None = None
+    features: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> Decision:
+        if self.subjects[0] == self.subjects[1]:
+            raise ValueError("subjects: an entity cannot be merged with or kept apart from itself")
+        if (self.kind == "reject_relation") != (self.relation_type is not None):
+            raise ValueError("relation_type: required for reject_relation, and only for it")
+        want = decision_id(self.kind, self.subjects, self.relation_type)
+        if not self.id:
+            object.__setattr__(self, "id", want)
+        elif self.id != want:
+            raise ValueError(f"id: {self.id!r} does not match its kind and subjects (expected {want!r})")
+        return self
+
+    @property
+    def pair_key(self) -> tuple[str, ...]:
+        """What the decision is about: an unordered entity pair (merge/keep apart) or a directed relation."""
+        if self.kind == "reject_relation":
+            return ("rel", *self.subjects, self.relation_type or "")
+        return ("pair", *sorted(self.subjects))
+
+
+def person_decision(kind: Kind, subjects: Sequence[str], *, why: str = "", who: str | None = None,
+                    at: str | None = None, relation_type: str | None = None,
+                    verdict: Literal["accept", "reject"] = "accept") -> Decision:
+    """A decision made by a person (review, notebook widget, hand-edited YAML)."""
+    return Decision(kind=kind, subjects=tuple(subjects), relation_type=relation_type, verdict=verdict,  # type: ignore[arg-type]
+                    decided_by="person", who=who, at=at, why=why)
+
+
+class JudgeAnswer(BaseModel):
+    """What a judge says about one candidate: same entity (True), different (False), cannot tell (None)."""
+
+    model_config = ConfigDict(frozen=True)
+    same: bool | None
+    confidence: float = 0.0
+    why: str = ""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """An LLM (or any) judge for candidates the deterministic steps leave ambiguous. Injected, so the
+    stage stays pure and the judge's calls, cache and budget live with the caller (kgkit.llm)."""
+
+    id: str
+
+    def __call__(self, candidate: MergeCandidate) -> JudgeAnswer: ...
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Auto-accept policy: a candidate is merged by policy when its verdict is unique, both entities have
+    one type and its score is at least `auto_accept`. The judge (if any) is asked about same-type
+    candidates scoring at least `judge_min` that the policy did not accept."""
+
+    auto_accept: float = 0.9
+    judge_min: float = 0.8
+
+    def accepts(self, c: MergeCandidate) -> bool:
+        return c.verdict == "unique" and c.source_type == c.target_type and c.score >= self.auto_accept
+
+
+def _pair(c: MergeCandidate) -> tuple[str, ...]:
+    return ("pair", *sorted((c.source, c.target)))
+
+
+@stage(version="1")
+def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision] = (), policy: Policy = Policy(),
+           at: str | None = None, judge: Judge | None = None) -> list[Decision]:
+    """The decision list after a resolution run: every person and llm decision kept as it was, policy
+    decisions re-derived from the candidates, the judge asked about what is left. Sorted by id."""
+    decisions = list(decisions)
+    kept = [d for d in decisions if d.decided_by != "policy"]
+    earlier = {d.id: d for d in decisions if d.decided_by == "policy"}
+    decided = {d.pair_key for d in kept}
+    out = list(kept)
+    for c in candidates:
+        key = _pair(c)
+        if key in decided:
+            continue
+        if policy.accepts(c):
+            why = f"policy: score {c.score:.2f} >= {policy.auto_accept:.2f}, unique; " + "; ".join(c.reasons[:2])
+            new = Decision(kind="merge", subjects=(c.source, c.target), decided_by="policy", at=at, why=why,
+                           score=c.score)
+            old = earlier.get(new.id)
+            # the same policy decision as last run keeps its time: re-running gives no diff in decisions.yaml
+            out.append(old if old is not None and old.model_copy(update={"at": at}) == new else new)
+            decided.add(key)
+        elif judge is not None and c.source_type == c.target_type and c.score >= policy.judge_min:
+            answer = judge(c)
+            if answer.same is None:
+                continue
+            kind: Kind = "merge" if answer.same else "keep_apart"
+            out.append(Decision(kind=kind, subjects=(c.source, c.target), decided_by="llm", who=judge.id, at=at,
+                                why=answer.why, score=c.score))
+            decided.add(key)
+    return sorted(out, key=lambda d: (d.id, _RANK[d.decided_by]))
+
+
+def combine(decisions: Iterable[Decision]) -> list[Decision]:
+    """One decision per subject: person over llm over policy; within one rank the later wins. Sorted by id.
+
+    >>> a = Decision(kind="merge", subjects=("x", "y"), decided_by="policy")
+    >>> b = person_decision("keep_apart", ("y", "x"))
+    >>> [d.decided_by for d in combine([b, a])]
+    ['person']
+    """
+    best: dict[str, Decision] = {}
+    for d in decisions:
+        old = best.get(d.id)
+        if old is None or _RANK[d.decided_by] <= _RANK[old.decided_by]:
+            best[d.id] = d
+    return [best[k] for k in sorted(best)]
+
+
+def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision]) -> list[MergeCandidate]:
+    """Candidates no decision covers yet (what `kgkit review` asks a person about), best first."""
+    decided = {d.pair_key for d in decisions}
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for c in sorted(candidates, key=lambda c: (-c.score, c.source, c.target)):
+        key = _pair(c)
+        if key not in decided and key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out

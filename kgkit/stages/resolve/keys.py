@@ -1,0 +1,438 @@
+"""Match keys and name rules for entity resolution (pure string functions).
+
+`match_key` is looser than `kgkit.core.names.normalise_name` (which defines entity ids and must not change):
+on top of Unicode and case folding it expands common abbreviations, joins spelled-out initialisms, reorders
+"Last, First", drops a leading "The", person titles ("Dr.", "Mr.", "Senator") and legal-form suffixes
+("Inc.", "Ltd", "Corp", "N.V."). Two names with one match key (and one type) are the same entity by the
+exact step of the cascade.
+
+>>> match_key("Dr. Jane Smith", "Person"), match_key("Smith, Jane", "Person")
+('jane smith', 'jane smith')
+>>> match_key("The Acme Corporation", "Organization"), match_key("ACME Corp.", "Organization")
+('acme corp', 'acme corp')
+>>> match_key("Dr. Smith", "Person"), match_key("Acme, Inc.", "Organization")
+('dr smith', 'acme inc')
+>>> match_key("ADIDAS INTERNATL MARKETING B.V", "Organization")
+'adidas international marketing bv'
+>>> acronym("International Business Machines"), initials_rule("j smith", "jane smith")
+('ibm', 'initials')
+>>> information_bits("john") < information_bits("jane smith")
+True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from rapidfuzz.distance import OSA
+
+from kgkit.core.names import normalise_name
+
+PERSON_TYPES = frozenset({"Person", "PERSON", "person"})
+PLACE_TYPES = frozenset({"Location", "LOCATION", "location", "Place", "PLACE", "GPE", "City", "CITY"})
+PLACE_QUALIFIERS = frozenset({"area", "region", "metro", "vicinity"})
+"""A trailing "area" or "region" after a place name is dropped from a place's key ("Springfield area")."""
+
+TITLES = frozenset(["dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame", "lord", "lady", "judge", "justice", "senator", "sen", "rep", "representative", "gov", "governor", "president", "pres", "detective", "det", "officer", "capt", "captain", "sgt", "lt", "col", "rev", "reverend", "fr", "father", "sister", "brother", "mayor", "chancellor", "minister", "secretary"])
+PERSON_SUFFIXES = frozenset(["phd", "md", "esq", "dds", "mba"])
+LEGAL_FORMS = {"incorporated": "inc", "corporation": "corp", "company": "co",
+               "companies": "co", "limited": "ltd", "naamloze vennootschap": "nv", "besloten vennootschap": "bv",
+               "aktiengesellschaft": "ag", "societe anonyme": "sa", "gesellschaft mit beschrankter haftung": "gmbh"}
+"""Spelled-out legal forms -> their canonical short form (kept in the key: "Acme Inc" and "Acme Corp" may
+be two companies; names that differ only in legal form are paired by the `legal_form` rule instead)."""
+LEGAL_SUFFIXES = frozenset(["inc", "corp", "co", "ltd", "llc", "llp", "plc", "gmbh", "ag", "sa", "nv", "bv", "srl", "spa", "pty", "lp", "sarl", "se", "kk", "oy", "ab", "cie"])
+ROYAL_PREDICATES = frozenset(["koninklijke", "koninkl", "kgl", "kongelige"])
+"""A royal predicate granted to a company ("Koninklijke Philips" is Philips): a qualifier, not a name word."""
+GLUED_LEGAL_FORMS = ("gmbh", "nv", "bv", "ltd", "llc", "plc")
+"""Legal forms that may be glued to the name ("UNILEVERNV", "...INDUSTRIESB.V."): comparing names without
+spaces (`squash`) drops one of these from the end when at least four letters remain."""
+KIND_WORDS = frozenset(["group", "bank", "foundation", "institute", "capital", "holding", "partner", "association", "university", "laboratory", "system", "service", "industry", "technology", "fund", "trust", "agency", "council", "center", "society", "hospital", "school", "college"])
+COUNTRIES = frozenset({"usa", "us", "uk", "united states", "united kingdom", "england", "canada", "germany",
+                       "france", "netherlands", "the netherlands", "nl", "japan", "china", "australia"})
+ABBREVIATIONS = {
+    "intl": "international", "internatl": "international", "int": "international", "bk": "bank",
+    "fdn": "foundation", "grp": "group", "hldgs": "holdings", "hldg": "holding", "inst": "institute",
+    "univ": "university", "assn": "association", "assoc": "association", "dept": "department",
+    "natl": "national", "nat": "national", "mfg": "manufacturing", "tech": "technology", "labs": "laboratories",
+    "lab": "laboratory", "ctr": "center", "centre": "center", "svcs": "services", "sys": "systems",
+    "mgmt": "management", "cap": "capital", "&": "and",
+}
+STOPWORDS = frozenset({"of", "the", "and", "for", "&", "de", "der", "van", "la", "le", "du"})
+
+
+def _join_initials(tokens: list[str]) -> list[str]:
+    """Runs of two or more single letters become one token: "n v" -> "nv", "i b m" -> "ibm"."""
+    out: list[str] = []
+    run: list[str] = []
+    for tok in [*tokens, ""]:
+        if len(tok) == 1 and tok.isalpha():
+            run.append(tok)
+            continue
+        if len(run) >= 4 and "".join(run[-2:]) in ("nv", "bv"):
+            out += ["".join(run[:-2]), "".join(run[-2:])]  # "D S M N V" -> "dsm nv"
+        elif len(run) >= 2:
+            out.append("".join(run))
+        else:
+            out.extend(run)
+        run = []
+        if tok:
+            out.append(tok)
+    return out
+
+
+def _reorder(name: str, person: bool) -> str:
+    """'Smith, Jane' -> 'Jane Smith' (people); a trailing ', Inc.' or ', USA' is dropped."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) < 2:
+        return name
+    tail = normalise_name(parts[-1])
+    if tail in COUNTRIES:
+        return ", ".join(parts[:-1])
+    if tail in LEGAL_FORMS or tail in LEGAL_SUFFIXES or tail.replace(" ", "") in LEGAL_SUFFIXES:
+        return " ".join(parts)
+    if person and len(parts) == 2 and len(parts[0].split()) == 1 and 1 <= len(parts[1].split()) <= 3:
+        return f"{parts[1]} {parts[0]}"
+    if not person and len(parts) == 2 and len(tail.split()) <= 2 and not any(c.isdigit() for c in tail) and any(
+            LEGAL_FORMS.get(t, t) in LEGAL_SUFFIXES for t in _join_initials(normalise_name(parts[0]).split())):
+        return parts[0]  # "N.V. Nutricia, Zoetermeer": after a legal form, a comma and a word or two is a place
+    return name
+
+
+def match_key(name: str, entity_type: str | None = None) -> str:
+    """The loose key of a name for the exact step (see module doc). Never empty for a non-empty name:
+    if stripping would remove every word, the normalised name is kept."""
+    person = entity_type in PERSON_TYPES
+    text = name.strip().lstrip("*").strip()
+    if not person:
+        text = _PARENS.sub(" ", text).strip() or text  # "(NL)", "(KPENV)": qualifiers, not the name
+        text = _GLUED_INITIALS.sub(r"\1\2 ", text)  # "N.V.PHILIPS" -> "NV PHILIPS"
+        text = _LEGAL_PHRASES.sub(lambda m: _LEGAL_PHRASE_FORM[normalise_name(m.group(0))], text)
+    text = _reorder(text, person)
+    base = normalise_name(text)
+    tokens = _join_initials([ABBREVIATIONS.get(t, t) for t in base.split()])
+    if not tokens:
+        return base
+    kept = list(tokens)
+    while len(kept) > 1 and kept[0] == "the":
+        kept = kept[1:]
+    if person:
+        while len(kept) > 1 and kept[-1] in PERSON_SUFFIXES:
+            kept = kept[:-1]
+        # titles go only when a given name and a surname remain: "Dr. Smith" and "Mr. Smith" stay apart
+        while len(kept) > 2 and kept[0] in TITLES:
+            kept = kept[1:]
+    else:
+        kept = _legal_form_last(kept)
+        last = kept[-1]
+        if len(kept) > 1 and last.endswith("s") and (last[:-1] in KIND_WORDS or last[:-1] in LEGAL_FORMS):
+            kept[-1] = last[:-1]  # a plural slip on the kind word: "Acme Corporations", "Alpine Groups"
+        kept = [LEGAL_FORMS.get(t, t) for t in kept]
+        while len(kept) > 1 and " ".join(kept[-2:]) in COUNTRIES:
+            kept = kept[:-2]
+        if entity_type in PLACE_TYPES:
+            while len(kept) > 1 and kept[-1] in PLACE_QUALIFIERS:
+                kept = kept[:-1]
+        kept = _year_first(kept)
+    return " ".join(kept)
+
+
+def _year_first(tokens: list[str]) -> list[str]:
+    """A trailing "of 2001" or "2001" becomes a leading year: "Piper Summit of 2001" = "2001 Piper Summit"
+    (the same words; only the date moved). Other words keep their order."""
+    if len(tokens) > 1 and is_year(tokens[-1]):
+        rest = tokens[:-2] if len(tokens) > 2 and tokens[-2] in ("of", "in") else tokens[:-1]
+        return [tokens[-1], *rest]
+    return tokens
+
+
+def qualifier_words(key_a: str, key_b: str) -> tuple[str, ...]:
+    """The words one key adds to the other, in order, when every one of them is a qualifier — a year, a
+    kind word ("Bank", "Group", "Holdings") or a legal form — and the other words agree in order; else ().
+
+    >>> qualifier_words("piper summit", "2001 piper summit"), qualifier_words("wingtip vandelay", "wingtip vandelay bank")
+    (('2001',), ('bank',))
+    >>> qualifier_words("acme bank", "acme group"), qualifier_words("mifflin holdings", "mifflin acme holdings")
+    ((), ())
+    """
+    short, long_ = sorted((key_a.split(), key_b.split()), key=len)
+    if not short or len(short) == len(long_):
+        return ()
+    extra: list[str] = []
+    pos = 0
+    for tok in long_:
+        if pos < len(short) and tok == short[pos]:
+            pos += 1
+        elif is_qualifier(tok):
+            extra.append(tok)
+        else:
+            return ()
+    return tuple(extra) if pos == len(short) else ()
+
+
+def is_qualifier(token: str) -> bool:
+    """A year, a kind word (or its plural), a legal form or a royal predicate: words that qualify a name
+    without naming it."""
+    return (is_year(token) or token in KIND_WORDS or token.rstrip("s") in KIND_WORDS or token in LEGAL_SUFFIXES
+            or token in ROYAL_PREDICATES)
+
+
+def core_key(key: str) -> str:
+    """A key without its qualifier words (keys.is_qualifier): equal core keys are what qualifier_words
+    can pair.
+
+    >>> core_key("2001 piper summit"), core_key("wingtip vandelay bank")
+    ('piper summit', 'wingtip vandelay')
+    """
+    return " ".join(t for t in key.split() if not is_qualifier(t)) or key
+
+
+def is_year(token: str) -> bool:
+    """A four-digit year 1000-2999.
+
+    >>> is_year("2001"), is_year("20011"), is_year("3m")
+    (True, False, False)
+    """
+    return len(token) == 4 and token.isdigit() and token[0] in "12"
+
+
+_PARENS = re.compile(r"\([^)]*\)")
+_LEGAL_PHRASE_FORM = {k: v for k, v in LEGAL_FORMS.items() if " " in k}
+_LEGAL_PHRASES = re.compile("|".join(r"\b" + k.replace("e", "[eé]").replace(" ", r"\s+") + r"\b" for k in _LEGAL_PHRASE_FORM),
+                            re.IGNORECASE)
+_GLUED_INITIALS = re.compile(r"\b([A-Za-z])\.\s?([A-Za-z])\.(?=\w\w)")
+
+
+def _legal_form_last(tokens: list[str]) -> list[str]:
+    """A leading legal form moves to the end ("N.V. Philips" = "Philips N.V."); what follows a legal form is
+    an address or a place ("Philips N.V., Eindhoven", "... N.V. Groenewoudseweg 1") and is dropped."""
+    canon = [LEGAL_FORMS.get(t, t) for t in tokens]
+    if len(canon) > 1 and canon[0] in LEGAL_SUFFIXES:
+        canon = [*canon[1:], canon[0]]
+    for i, tok in enumerate(canon[1:], 1):
+        if tok in LEGAL_SUFFIXES and i < len(canon) - 1 and canon[i + 1] not in LEGAL_SUFFIXES:
+            return canon[: i + 1]
+    return canon
+
+
+def base_key(key: str) -> str:
+    """A match key without its trailing legal forms ("acme corp" -> "acme").
+
+    >>> base_key("akzo nobel nv"), base_key("akzo nobel co")
+    ('akzo nobel', 'akzo nobel')
+    """
+    tokens = key.split()
+    while len(tokens) > 1 and tokens[-1] in LEGAL_SUFFIXES:
+        tokens = tokens[:-1]
+    return " ".join(tokens)
+
+
+@lru_cache(maxsize=1 << 18)
+def squash_key(key: str) -> str:
+    """A key without legal forms and spaces, a legal form glued to its end dropped too: names equal up to
+    spacing and legal form ("gist brocades bv" / "gistbrocades", "unilevernv" / "unilever nv").
+
+    >>> squash_key("gist brocades bv"), squash_key("unilevernv")
+    ('gistbrocades', 'unilever')
+    """
+    out = base_key(key).replace(" ", "")
+    for form in GLUED_LEGAL_FORMS:
+        if out.endswith(form) and len(out) - len(form) >= 4:
+            return out[: -len(form)]
+    return out
+
+
+@lru_cache(maxsize=1 << 18)
+def acronym(name: str) -> str:
+    """Initials of the significant words of a name ('' for a one-word name).
+
+    >>> acronym("Acme Research Institute"), acronym("IBM")
+    ('ari', '')
+    """
+    words = [w for w in normalise_name(name).split() if w not in STOPWORDS]
+    return "".join(w[0] for w in words) if len(words) >= 2 else ""
+
+
+def looks_like_acronym(name: str) -> bool:
+    """A single short word of letters, as written ('IBM', 'I.B.M.', 'Ibm').
+
+    >>> looks_like_acronym("I.B.M."), looks_like_acronym("Acme Corp")
+    (True, False)
+    """
+    tokens = normalise_name(name).split()
+    joined = "".join(tokens)
+    return 2 <= len(joined) <= 6 and joined.isalpha() and (len(tokens) == 1 or all(len(t) == 1 for t in tokens))
+
+
+def information_bits(key: str) -> float:
+    """Characters x Shannon entropy per character of a key (spaces ignored): how much a name says.
+
+    >>> round(information_bits("aaaa"), 1), round(information_bits("inc"), 1)
+    (0.0, 4.8)
+    """
+    chars = key.replace(" ", "")
+    if not chars:
+        return 0.0
+    counts = Counter(chars)
+    n = len(chars)
+    entropy = -sum(c / n * math.log2(c / n) for c in counts.values())
+    return n * entropy + 0.0  # never -0.0
+
+
+def leading_titles(name: str) -> frozenset[str]:
+    """The titles a person name is written with ("Dr. Jane Smith" -> {"dr"}; "Smith, Dr. Jane" too).
+
+    >>> sorted(leading_titles("Senator Elizabeth Warren")), sorted(leading_titles("Jane Smith"))
+    (['senator'], [])
+    """
+    out = set()
+    for tok in normalise_name(_reorder(name.strip().lstrip("*").strip(), True)).split()[:-1]:
+        if tok not in TITLES:
+            break
+        out.add(tok)
+    return frozenset(out)
+
+
+def person_parts(key: str) -> tuple[tuple[str, ...], str]:
+    """(given names without titles, surname) of a person match key.
+
+    >>> person_parts("jane b smith")
+    (('jane', 'b'), 'smith')
+    """
+    tokens = key.split()
+    return tuple(t for t in tokens[:-1] if t not in TITLES), (tokens[-1] if tokens else "")
+
+
+def initials_rule(key_a: str, key_b: str) -> str | None:
+    """How two person keys with one surname agree: 'initials' ("j smith" / "jane smith"), 'middle'
+    ("jane b smith" / "jane smith"), 'surname_only' ("smith" / "jane smith") or None (they conflict).
+
+    >>> initials_rule("jane b smith", "jane smith"), initials_rule("smith", "jane smith"), initials_rule("john smith", "jane smith")
+    ('middle', 'surname_only', None)
+    """
+    given_a, last_a = person_parts(key_a)
+    given_b, last_b = person_parts(key_b)
+    if not last_a or last_a != last_b or (given_a == given_b and given_a):
+        return None
+    if not given_a or not given_b:
+        return "surname_only"
+    short, long_ = (given_a, given_b) if len(given_a) <= len(given_b) else (given_b, given_a)
+    # every given name of the shorter form matches, in order, a name or initial of the longer one
+    used_initial = False
+    pos = 0
+    for tok in short:
+        while pos < len(long_):
+            other = long_[pos]
+            pos += 1
+            if tok == other:
+                break
+            if (len(tok) == 1 and other.startswith(tok)) or (len(other) == 1 and tok.startswith(other)):
+                used_initial = True
+                break
+        else:
+            return None
+    first, other_first = short[0], long_[0]
+    if not (first == other_first or ((len(first) == 1 or len(other_first) == 1) and first[0] == other_first[0])):
+        return None  # the first given names must agree ("Sarah" never pairs with "Sofia S.")
+    if len(short) < len(long_) and not used_initial:
+        return "middle"
+    return "initials"
+
+
+def is_typo(a: str, b: str, *, prefix: bool = True) -> bool:
+    """Two words one slip apart: Levenshtein distance 1, or 2 for words over 8 letters with one first
+    letter, or one word a prefix (4+ letters) of the other.
+
+    >>> is_typo("alkatel", "alcatel"), is_typo("hamilton", "milton"), is_typo("winchester", "manchester"), is_typo("1991", "1997")
+    (True, False, False, False)
+    >>> is_typo("nobel", "noble")
+    True
+    """
+    if any(ch.isdigit() for ch in a + b):
+        return False  # "1991" / "1997", "No. 3" / "No. 5": numbers are never typos of each other
+    if prefix and min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)):
+        return True  # an abbreviation: "koninkl" / "koninklijke"
+    limit = 2 if min(len(a), len(b)) > 8 and a[0] == b[0] else 1
+    return OSA.distance(a, b, score_cutoff=limit) <= limit  # OSA: a swapped pair of letters is one slip
+
+
+def person_slip(key_a: str, key_b: str, counts: Mapping[str, int] | None = None) -> str | None:
+    """How two person keys are one name written with slips, else None:
+
+    - 'swapped': the same words in another order ("smith john" / "john smith");
+    - 'split': the same letters, a space added or lost ("joshu a hohn" / "joshua hohn");
+    - 'typo': as many words, in order or (two words) swapped ('swapped_typo'), each pair of words equal or
+      one slip apart (keys.is_typo without prefixes). A word of 5+ letters may slip; a shorter one
+      ("lily" / "liky", "bea" / "beau") only when `counts` (how many names of the type hold each word) shows
+      one side written in one name only and the other in several: a rare word next to a common one is a
+      slip of it, two attested words ("mark" / "mary") are two names.
+
+    >>> person_slip("jon smith", "jon smyth"), person_slip("smith john", "john smith"), person_slip("janet smith", "janett smith")
+    ('typo', 'swapped', 'typo')
+    >>> person_slip("mark smith", "mary smith") is None  # short given names: too many real pairs one letter apart
+    True
+    >>> person_slip("lily nguyen", "liky nguyen", {"lily": 4, "liky": 1, "nguyen": 9})
+    'typo'
+    >>> person_slip("sarah stewart", "sofia stewart") is None
+    True
+    >>> person_slip("stubbs jaxck", "jack stubbs", {"jack": 3, "jaxck": 1}), person_slip("joshu a hohn", "joshua hohn")
+    ('swapped_typo', 'split')
+    """
+    ta, tb = key_a.split(), key_b.split()
+    if ta == tb or min(len(ta), len(tb)) < 2:
+        return None
+    if len(ta) != len(tb):
+        return "split" if "".join(ta) == "".join(tb) else None
+    if sorted(ta) == sorted(tb):
+        return "swapped"
+    if _slipped(ta, tb, counts):
+        return "typo"
+    if len(ta) == 2 and _slipped(ta, tb[::-1], counts):
+        return "swapped_typo"
+    return None
+
+
+def _slipped(ta: Sequence[str], tb: Sequence[str], counts: Mapping[str, int] | None) -> bool:
+    """Every pair of words equal or one slip apart (see person_slip), at least one not equal."""
+    differ = [(x, y) for x, y in zip(ta, tb) if x != y]
+    if not differ:
+        return False
+    for x, y in differ:
+        short = min(len(x), len(y))
+        if short < 3 or abs(len(x) - len(y)) > 2:
+            return False
+        distance = OSA.distance(x, y, score_cutoff=2)
+        if distance > 2 or (distance == 2 and (short < 6 or x[0] != y[0])) or any(c.isdigit() for c in x + y):
+            return False
+        if (distance == 2 and short <= 8) or short < 5:  # a slip in a short word, or two in a mid-length one:
+            cx, cy = (counts.get(x, 0), counts.get(y, 0)) if counts is not None else (2, 2)
+            if min(cx, cy) > 1 or max(cx, cy) < 2:  # only a rare spelling beside an attested one
+                return False
+    return True
+
+
+def token_conflict(key_a: str, key_b: str) -> tuple[str, str] | None:
+    """A word of each name that the other lacks and that is no typo of any word there ("hamilton county" /
+    "milton county"); None when one name only adds words or the differences are typos.
+
+    >>> token_conflict("hamilton county", "milton county"), token_conflict("philips electronics", "koninklijke philips electronics")
+    (('hamilton', 'milton'), None)
+    """
+    ta, tb = set(key_a.split()), set(key_b.split())
+    only_a, only_b = ta - tb, tb - ta
+    lone_a = sorted(w for w in only_a if not any(is_typo(w, v) for v in only_b))
+    lone_b = sorted(w for w in only_b if not any(is_typo(w, v) for v in only_a))
+    return (lone_a[0], lone_b[0]) if lone_a and lone_b else None
+
+
+def shingles(key: str, k: int = 3) -> list[str]:
+    """Character k-shingles of a key padded with one space each side.
+
+    >>> shingles("ab", 3)
+    [' ab', 'ab ']
+    """
+    padded = f" {key} "
+    return [padded[i : i + k] for i in range(max(len(padded) - k + 1, 1))]

@@ -1,0 +1,263 @@
+"""Scoring features for a candidate pair, each with the reason a person reads, and the MergeCandidate record.
+
+>>> from kgkit.stages.resolve.index import build_index
+>>> idx = build_index([("P:a", "J. Smith", "Person", 1), ("P:b", "Jane Smith", "Person", 4)])
+>>> score, features, reasons = score_pair(idx, 0, 1, ("initials",))
+>>> score, features["rule_initials"], reasons[0]
+(0.92, 1.0, "initials agree: 'j smith' ~ 'jane smith'")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from rapidfuzz import fuzz
+from rapidfuzz.distance import JaroWinkler
+
+from kgkit.stages.resolve.config import ResolveConfig
+from kgkit.stages.resolve.index import NameIndex
+from kgkit.stages.resolve.keys import (
+    PERSON_TYPES,
+    acronym,
+    base_key,
+    core_key,
+    initials_rule,
+    leading_titles,
+    looks_like_acronym,
+    person_parts,
+    person_slip,
+    qualifier_words,
+    squash_key,
+    token_conflict,
+)
+
+Verdict = Literal["unique", "ambiguous", "not_found"]
+Step = Literal["exact", "rule", "lsh", "embedding", "llm"]
+
+
+class MergeCandidate(BaseModel):
+    """A proposed merge of `source` into `target` (entity ids), with its score, features and reasons.
+
+    `verdict` is the identity verdict for the source name: unique (the target is clearly its best match),
+    ambiguous (a runner-up is within the margin, or the types differ), not_found (nothing scores enough)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    target: str
+    source_name: str
+    target_name: str
+    source_type: str
+    target_type: str
+    score: float
+    step: Step
+    verdict: Verdict
+    features: dict[str, float]
+    reasons: tuple[str, ...]
+
+    @classmethod
+    def trusted(cls, **values: object) -> MergeCandidate:
+        """model_construct (no validation) for values the cascade built itself, every field given, without
+        model_construct's per-field alias and default lookups (~18 us -> ~2 us a record; 500k records per
+        100k names). tests/test_resolve_cascade.py checks the result equals model_construct's."""
+        names = _CANDIDATE_FIELDS
+        if len(values) != len(names):
+            raise TypeError(f"MergeCandidate.trusted needs every field: {sorted(set(names) - set(values))}")
+        m = cls.__new__(cls)
+        object.__setattr__(m, "__dict__", {name: values[name] for name in names})
+        object.__setattr__(m, "__pydantic_fields_set__", set(names))
+        object.__setattr__(m, "__pydantic_extra__", None)
+        object.__setattr__(m, "__pydantic_private__", None)
+        return m
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.source, self.target) if self.source < self.target else (self.target, self.source)
+
+
+_CANDIDATE_FIELDS = tuple(MergeCandidate.model_fields)
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """What the graph says about entities beyond their names: neighbours and documents."""
+
+    neighbours: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    documents: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+def graph_context(graph: object) -> GraphContext:
+    """Neighbour ids (from relations) and document ids (from entity provenance) per entity id."""
+    rel = graph.relations  # type: ignore[attr-defined]
+    prov = graph.provenance  # type: ignore[attr-defined]
+    neighbours: dict[str, set[str]] = {}
+    for s, t in zip(rel["source"].tolist(), rel["target"].tolist()):
+        neighbours.setdefault(s, set()).add(t)
+        neighbours.setdefault(t, set()).add(s)
+    ents = prov[prov["kind"] == "entity"]
+    documents: dict[str, set[str]] = {}
+    for i, d in zip(ents["item_id"].tolist(), ents["document_id"].tolist()):
+        documents.setdefault(i, set()).add(d)
+    return GraphContext({k: frozenset(v) for k, v in neighbours.items()}, {k: frozenset(v) for k, v in documents.items()})
+
+
+def _node_set(idx: NameIndex, node: int, table: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    members = idx.members[node]
+    if len(members) == 1:
+        return table.get(idx.ids[members[0]], frozenset())
+    out: set[str] = set()
+    for e in members:
+        out |= table.get(idx.ids[e], frozenset())
+    return frozenset(out)
+
+
+def score_pair(idx: NameIndex, a: int, b: int, blocks: Sequence[str], context: GraphContext | None = None,
+               cosine: float | None = None, strings: tuple[float, float, float, float] | None = None
+               ) -> tuple[float, dict[str, float], list[str]]:
+    """Score node a against node b: string similarity, name rules, embedding cosine, graph evidence.
+    `strings` (ratio, token sort, token set, Jaro-Winkler of the keys, in 0..1) when computed in bulk."""
+    sets = None
+    if context is not None:
+        sets = (_node_set(idx, a, context.neighbours), _node_set(idx, b, context.neighbours),
+                _node_set(idx, a, context.documents), _node_set(idx, b, context.documents))
+    return score_names(idx.config, (idx.keys[a], idx.node_name(a), idx.node_types[a]),
+                       (idx.keys[b], idx.node_name(b), idx.node_types[b]), blocks, sets, cosine, strings,
+                       (idx.titles[a], idx.titles[b]), idx.word_counts.get(idx.node_types[a]))
+
+
+def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, str], blocks: Sequence[str] = (),
+                sets: tuple[frozenset[str], ...] | None = None, cosine: float | None = None,
+                strings: tuple[float, float, float, float] | None = None,
+                titles: tuple[frozenset[str], frozenset[str]] | None = None, counts: Mapping[str, int] | None = None
+                ) -> tuple[float, dict[str, float], list[str]]:
+    """Score two (match key, name, type) triples; `sets` = (neighbours a, neighbours b, documents a, documents b);
+    `strings` as in score_pair (computed here when None); `titles`: the person titles each side is written
+    with (keys.leading_titles; from the names when None); `counts`: how many person names hold each word
+    (NameIndex.word_counts; lets a short word's slip count, keys.person_slip)."""
+    (ka, na, ta), (kb, nb, tb) = a, b
+    reasons: list[str] = []
+    ratio, tsort, tset, jw = strings if strings is not None else string_features(ka, kb)
+    features: dict[str, float] = {"ratio": ratio, "token_sort": tsort, "token_set": tset, "jaro_winkler": jw}
+    string = 0.6 * tsort + 0.4 * jw
+    score = string
+    people = ta in PERSON_TYPES and tb in PERSON_TYPES
+    if string < _floor(cfg, cosine, sets is not None) and not _rule_possible(ka, na, kb, nb, people):
+        return round(string, 4), features, [f"string similarity {string:.2f}"]  # cannot reach min_score
+    rule = initials_rule(ka, kb) if people else None
+    if rule:
+        floor = {"initials": cfg.rule_initials, "middle": cfg.rule_middle, "surname_only": cfg.rule_surname_only}[rule]
+        features[f"rule_{rule}"] = 1.0
+        label = {"initials": "initials agree", "middle": "same names, one adds a middle name or initial",
+                 "surname_only": "one gives only the surname"}[rule]
+        reasons.append(f"{label}: {ka!r} ~ {kb!r}")
+        # a bare surname ("Smith", "Mr. Smith") says no more than the rule, however alike the strings look
+        score = floor if rule == "surname_only" else max(score, floor)
+        if rule == "surname_only":
+            ta_, tb_ = titles if titles is not None else (leading_titles(na), leading_titles(nb))
+            short, other = (ta_, tb_) if not person_parts(ka)[0] else (tb_, ta_)
+            if short and other and short & other:
+                features["rule_surname_title"] = 1.0
+                reasons.append(f"same title ({', '.join(sorted(short & other))}) and surname")
+                score = cfg.rule_surname_title
+            elif short and other:
+                features["title_conflict"] = 1.0
+                reasons.append(f"titles differ ({', '.join(sorted(short))} / {', '.join(sorted(other))})")
+                score = cfg.rule_title_conflict
+    elif ta in PERSON_TYPES and tb in PERSON_TYPES and (slip := person_slip(ka, kb, counts)):
+        features[f"rule_{slip}"] = 1.0
+        label = {"typo": "misspelt words", "swapped": "same words, another order", "split": "a space added or lost",
+                 "swapped_typo": "misspelt words, another order"}[slip]
+        reasons.append(f"{label}: {ka!r} ~ {kb!r}")
+        if slip in ("swapped", "split"):
+            score = max(score, cfg.rule_swapped)
+        elif slip == "swapped_typo":  # the string score of the words in one order
+            score = max(score, 0.6 * tsort + 0.4 * JaroWinkler.normalized_similarity(ka, " ".join(kb.split()[::-1])))
+    elif ta in PERSON_TYPES and tb in PERSON_TYPES:
+        features["name_conflict"] = 1.0
+        reasons.append(f"given names or surnames disagree: {ka!r} / {kb!r} (capped for review)")
+        score = min(score, cfg.person_conflict_cap)
+    elif ta == tb and ka != kb and squash_key(ka) == squash_key(kb):
+        form_a, form_b = ka[len(base_key(ka)):].strip(), kb[len(base_key(kb)):].strip()
+        if form_a and form_b and form_a != form_b:
+            features["rule_legal_form_differs"] = 1.0
+            reasons.append(f"same name, different legal forms ({form_a!r} / {form_b!r}): {ka!r} ~ {kb!r}")
+            score = max(score, cfg.rule_legal_form_differs)
+        else:
+            features["rule_legal_form"] = 1.0
+            reasons.append(f"same name up to spacing or an omitted legal form: {ka!r} ~ {kb!r}")
+            score = max(score, cfg.rule_legal_form)
+    elif ta == tb and (extra := qualifier_words(ka, kb)):
+        features["rule_qualifier"] = 1.0
+        reasons.append(f"one name adds only {' '.join(extra)!r} (a year, kind word or legal form): {ka!r} ~ {kb!r}")
+        score = max(score, cfg.rule_qualifier)
+    elif _is_acronym_of(ka, na, kb, nb) or _is_acronym_of(kb, nb, ka, na):
+        features["rule_acronym"] = 1.0
+        reasons.append(f"acronym: {na!r} ~ {nb!r}")
+        score = max(score, cfg.rule_acronym)
+    elif score > cfg.word_conflict_cap and ka != kb and sorted(ka.split()) == sorted(kb.split()):
+        features["word_order"] = 1.0
+        reasons.append(f"same words in another order: {ka!r} / {kb!r} (capped for review)")
+        score = min(score, cfg.word_conflict_cap)
+    elif score > cfg.word_conflict_cap and (conflict := token_conflict(ka, kb)) is not None:
+        features["word_conflict"] = 1.0
+        reasons.append(f"different words {conflict[0]!r} / {conflict[1]!r}, not a typo (capped for review)")
+        score = min(score, cfg.word_conflict_cap)
+    reasons.append(f"string similarity {string:.2f} (token sort {tsort:.2f}, Jaro-Winkler {jw:.2f})")
+    if cosine is not None:
+        features["cosine"] = round(float(cosine), 4)
+        reasons.append(f"embedding cosine {cosine:.2f}")
+        if not any(f.startswith("rule_") for f in features):
+            score = (1 - cfg.embed_weight) * score + cfg.embed_weight * float(cosine)
+    features["same_type"] = float(ta == tb)
+    if ta != tb:
+        reasons.append(f"types differ ({ta} / {tb}): never merged automatically")
+    if sets is not None:
+        na_, nb_, da, db = sets
+        shared = len(na_ & nb_)
+        features["shared_neighbours"] = float(shared)
+        if shared:
+            score += cfg.neighbour_bonus * shared / len(na_ | nb_)
+            reasons.append(f"{shared} shared neighbour(s)")
+        features["co_documents"] = float(len(da & db))
+        if da & db:
+            reasons.append(f"mentioned together in {len(da & db)} document(s)")
+    if blocks:
+        reasons.append("proposed by: " + ", ".join(blocks))
+    return round(min(score, 1.0), 4), features, reasons
+
+
+STRING_SCORERS = (fuzz.ratio, fuzz.token_sort_ratio, fuzz.token_set_ratio, JaroWinkler.normalized_similarity)
+"""The string features of a pair of keys, in order; the first three are percentages (divided by 100)."""
+
+
+def string_features(ka: str, kb: str) -> tuple[float, float, float, float]:
+    """(ratio, token sort, token set, Jaro-Winkler) of two keys, each in 0..1."""
+    return (fuzz.ratio(ka, kb) / 100, fuzz.token_sort_ratio(ka, kb) / 100, fuzz.token_set_ratio(ka, kb) / 100,
+            JaroWinkler.normalized_similarity(ka, kb))
+
+
+def _floor(cfg: ResolveConfig, cosine: float | None, graph: bool = True) -> float:
+    """The lowest string score that can still reach min_score (with the cosine, and the neighbour bonus when
+    graph evidence is scored), less 1e-4 as scores are rounded to 4 decimals."""
+    bonus = cfg.neighbour_bonus if graph else 0.0
+    low = cfg.min_score - bonus
+    if cosine is not None:
+        low = min(low, (cfg.min_score - bonus - cfg.embed_weight) / (1 - cfg.embed_weight))
+    return low - 1e-4
+
+
+def _rule_possible(ka: str, na: str, kb: str, nb: str, people: bool) -> bool:
+    """Cheap necessary conditions of the name rules (so most hopeless pairs skip them)."""
+    if people:
+        return (ka.rsplit(" ", 1)[-1] == kb.rsplit(" ", 1)[-1] or ka.count(" ") == kb.count(" ")
+                or ka.replace(" ", "") == kb.replace(" ", ""))
+    if " " not in ka or " " not in kb:
+        return True  # acronyms
+    return squash_key(ka) == squash_key(kb) or core_key(ka) == core_key(kb)
+
+
+def _is_acronym_of(key: str, name: str, long_key: str, long_name: str) -> bool:
+    return " " not in key and looks_like_acronym(name) and key in {acronym(long_name), acronym(long_key)} - {""}

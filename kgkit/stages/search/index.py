@@ -1,0 +1,404 @@
+"""SearchIndex: entities, relations and chunks behind three channels (keyword BM25F, dense, graph), fused by
+weighted reciprocal rank fusion, with filters applied inside every channel.
+
+In memory by default; `kgkit.io.search_store.open_index(folder)` keeps it in a workspace (kgkit.io.search_store), where `add`
+appends new items, replaces items whose content hash changed and skips the rest, each call one durable
+transaction. Embeddings come from the `embedder` (through `cache` when given: one entry per text hash).
+
+>>> from kgkit.stages.embed import HashingEmbedder
+>>> from kgkit.stages.search.items import SearchItem
+>>> index = SearchIndex(embedder=HashingEmbedder(dim=64))
+>>> index.add([SearchItem(id="e1", kind="entity", title="Ada Lovelace", body="Person", type="Person"),
+...            SearchItem(id="c1", kind="chunk", title="", body="Ada wrote the first program.", document_id="d1")])
+{'added': 2, 'replaced': 0, 'unchanged': 0, 'removed': 0}
+>>> index.search("first program", limit=1)["id"].tolist()
+['c1']
+>>> index.search("ada", kind="entity")["id"].tolist()
+['e1']
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kgkit.stages.search.bm25 import KeywordIndex, _Growing
+
+from kgkit.stages.search.dense import DenseIndex
+from kgkit.stages.search.fusion import mmr, rrf
+from kgkit.stages.search.items import KINDS, SearchItem
+from kgkit.stages.search.proximity import graph_ranking
+from kgkit.stages.search.text import query_terms
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from kgkit.io.cache import Cache
+    from kgkit.stages.embed import Embedder
+    from kgkit.io.search_store import IndexStore
+
+CHANNELS = ("keyword", "dense", "graph")
+HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "chunk_id", "start", "end", "evidence",
+               "text", "documents", "entities", "keyword_rank", "keyword_score", "dense_rank", "dense_score",
+               "graph_rank", "graph_score"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Fusion settings: channel weights, the RRF constant, how many candidates each channel contributes (the
+    fused list, and so every page, is drawn from those), how many fused hits seed the graph channel.
+
+    `lookup_dense` scales the dense weight for a lookup: a query whose every term some keyword hit contains
+    (the words are in the index together, so the exact-word channel is trusted; 0 leaves the dense channel out
+    of such a query's fusion, and then it does not run: no query embedding). Measured on the docstrings and
+    MuSiQue sets in bench/RESULTS.md.
+
+    `query_cache`: how many query vectors (by query text) the index keeps, most recently used first, so the
+    next page of a question or a repeated question skips the query embedding (~12 ms with MiniLM); 0: none."""
+
+    weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 0.5})
+    k: float = 60.0
+    depth: int = 100
+    seed_hits: int = 10
+    lookup_dense: float = 0.0
+    query_cache: int = 256
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Filters every channel applies: item kinds, types (entity or relation type; chunks have none),
+    documents (an item from any of them), and graph time (relations believed at `as_of`)."""
+
+    kind: tuple[str, ...] = ()
+    type: tuple[str, ...] = ()
+    document: tuple[str, ...] = ()
+    as_of: str | None = None
+
+    @classmethod
+    def make(cls, *, kind: str | Sequence[str] | None = None, type: str | Sequence[str] | None = None,
+             document: str | Sequence[str] | None = None, as_of: str | None = None) -> Filters:
+        def tup(v: str | Sequence[str] | None) -> tuple[str, ...]:
+            return () if v is None else (v,) if isinstance(v, str) else tuple(v)
+
+        bad = [k for k in tup(kind) if k not in KINDS]
+        if bad:
+            raise ValueError(f"unknown item kind {bad[0]!r}; kinds are {', '.join(KINDS)}")
+        return cls(tup(kind), tup(type), tup(document), as_of or None)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.kind or self.type or self.document or self.as_of)
+
+
+class SearchIndex:
+    """Hybrid search over SearchItems. `add`/`remove` may be called from several threads (their store commits
+    are grouped); a search running while another thread writes is not supported. A write is visible to the
+    next search at once."""
+
+    def __init__(self, *, embedder: Embedder | None = None, cache: Cache | None = None,
+                 config: SearchConfig | None = None, store: IndexStore | None = None) -> None:
+        self.embedder, self.cache, self.store = embedder, cache, store
+        self.config = config or SearchConfig()
+        self.keyword = KeywordIndex()
+        self.dense = DenseIndex(embedder.dim) if embedder is not None else None
+        self.items: list[SearchItem] = []
+        self.row_of: dict[str, int] = {}
+        self._kind = _Growing(np.int8, -1)
+        self._rows_by_type: dict[str, list[int]] = defaultdict(list)
+        self._rows_by_document: dict[str, list[int]] = defaultdict(list)
+        self._rows_by_entity: dict[str, list[int]] = defaultdict(list)
+        self._relation_rows: list[int] = []
+        self._adjacency: dict[str, set[str]] | None = None
+        self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # LRU by (embedder, text)
+        self._query_lock = threading.Lock()
+        self._lock = threading.Lock()  # concurrent writers: the store groups their commits, memory takes turns
+        self._dirty = False  # written since the last keyword snapshot
+        self.opened_from = "memory"  # after open: "snapshot" (keyword index loaded), "rows" (rebuilt) or
+        # "snapshot+rows" (loaded, then the rows stored after it added)
+
+    # ----------------------------------------------------------------- building
+
+    @classmethod
+    def from_store(cls, store: IndexStore, *, embedder: Embedder | None = None, cache: Cache | None = None,
+                   config: SearchConfig | None = None) -> SearchIndex:
+        """The index kept in `store` (kgkit.io.search_store.open_index opens one from a folder). Items embedded
+        by another embedder are re-embedded."""
+        index = cls(embedder=embedder, cache=cache, config=config, store=store)
+        items, vectors, meta = store.load()
+        same_model = embedder is not None and meta.get("embedder") == embedder.id
+        if embedder is not None and not same_model and items:
+            vectors = list(index._embed([i.text for i in items]))
+            store.write(list(zip(items, vectors)), meta={"embedder": embedder.id})
+            items, vectors, meta = store.load()
+        elif embedder is not None and not same_model:
+            store.set_meta({"embedder": embedder.id})
+        snapshot = store.load_snapshot([i.id for i in items]) if items else None
+        covered = 0
+        if snapshot is not None:
+            index.keyword, covered = KeywordIndex.from_state(snapshot[0]), snapshot[1]
+        index.keyword.add_many([(i.title, i.body) for i in items[covered:]])
+        for row, (item, vector) in enumerate(zip(items, vectors)):
+            index._append(item, vector, row)
+        index.keyword.settle()
+        index.opened_from = "rows" if covered == 0 else "snapshot" if covered == len(items) else "snapshot+rows"
+        if covered < len(items):
+            index.save_snapshot()
+        return index
+
+    def save_snapshot(self) -> bool:
+        """Write the keyword snapshot beside the store (kgkit.io.search_store) so the next open skips rebuilding
+        the keyword index. Done by `open` after a rebuild and by `close` after writes; skipped (False) when the
+        live rows in memory are not the stored rows in the stored order (possible after concurrent writers: the
+        next open rebuilds and saves)."""
+        if self.store is None:
+            return False
+        ids = self.store.ids()
+        with self._lock:
+            alive = self.keyword.alive.view()
+            if ids != [item.id for item, live in zip(self.items, alive) if live]:
+                return False
+            self.store.save_snapshot(self.keyword.state(), ids=ids)
+            self._dirty = False
+        return True
+
+    def close(self) -> None:
+        """Save the keyword snapshot if there were writes, then close the store."""
+        if self.store is not None:
+            if self._dirty:
+                self.save_snapshot()
+            self.store.close()
+
+    def __len__(self) -> int:
+        return len(self.row_of)
+
+    def _query_vector(self, text: str) -> np.ndarray:
+        """The embedder's vector for a query text, from the LRU of recent queries when it is there."""
+        size, key = self.config.query_cache, (self.embedder.id, text)  # type: ignore[union-attr]
+        if size > 0:
+            with self._query_lock:
+                vector = self._query_vectors.get(key)
+                if vector is not None:
+                    self._query_vectors.move_to_end(key)
+                    return vector
+        vector = self.embedder([text])[0]  # type: ignore[misc]
+        vector.setflags(write=False)
+        if size > 0:
+            with self._query_lock:
+                self._query_vectors[key] = vector
+                while len(self._query_vectors) > size:
+                    self._query_vectors.popitem(last=False)
+        return vector
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.embedder is None:
+            return np.zeros((len(texts), 0), dtype=np.float32)
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        if self.cache is not None:
+            from kgkit.stages.embed import embed_rows
+
+            return np.stack(self.cache.map(embed_rows, list(texts), batch_size=64, embedder=self.embedder))
+        from kgkit.stages.embed import embed_texts
+
+        return embed_texts(list(texts), embedder=self.embedder)
+
+    def add(self, items: Iterable[SearchItem], *, vectors: np.ndarray | None = None,
+            _between_rows: Any = None) -> dict[str, int]:
+        """Add new items, replace those whose content hash changed, skip unchanged ones (one transaction).
+        `vectors` (one row per item, from the index's embedder) skips embedding; by default items are embedded."""
+        items = list(items)
+        if vectors is not None and len(vectors) != len(items):
+            raise ValueError(f"{len(vectors)} vectors for {len(items)} items")
+        todo: dict[str, int] = {}
+        unchanged = 0
+        for position, item in enumerate(items):
+            row = self.row_of.get(item.id)
+            if row is not None and self.items[row].hash == item.hash and item.id not in todo:
+                unchanged += 1
+            else:
+                todo[item.id] = position
+        fresh = [items[p] for p in todo.values()]
+        if self.embedder is None:
+            vectors = [None] * len(fresh)
+        elif vectors is not None:
+            vectors = np.asarray(vectors, dtype=np.float32)[list(todo.values())]
+        else:
+            vectors = self._embed([i.text for i in fresh])
+        for item, vector in zip(fresh, vectors) if self.dense is not None else ():
+            if vector is None or len(vector) != self.dense.dim:
+                raise ValueError(f"item {item.id} has no {self.dense.dim}-d vector")
+        if self.store is not None:
+            meta = {"embedder": self.embedder.id} if self.embedder is not None else None
+            self.store.write(list(zip(fresh, vectors)), meta=meta, _between_rows=_between_rows)
+        with self._lock:
+            replaced = sum(1 for i in fresh if i.id in self.row_of)
+            for item in fresh:
+                self._retire(item.id)
+            first = self.keyword.add_many([(i.title, i.body) for i in fresh])
+            for offset, (item, vector) in enumerate(zip(fresh, vectors)):
+                self._append(item, vector, first + offset)
+            self.keyword.settle()
+            self._dirty = self._dirty or bool(fresh)
+        return {"added": len(fresh) - replaced, "replaced": replaced, "unchanged": unchanged, "removed": 0}
+
+    def remove(self, ids: Iterable[str]) -> dict[str, int]:
+        """Remove items by id (one transaction); unknown ids are ignored."""
+        present = [i for i in dict.fromkeys(ids) if i in self.row_of]
+        if self.store is not None and present:
+            self.store.write([], remove=present)
+        with self._lock:
+            for item_id in present:
+                self._retire(item_id)
+            self._dirty = self._dirty or bool(present)
+        return {"added": 0, "replaced": 0, "unchanged": 0, "removed": len(present)}
+
+    def _append(self, item: SearchItem, vector: np.ndarray | None, row: int) -> None:
+        """Record `item` as `row` (its keyword row, added by the caller) in every per-row structure."""
+        assert row == len(self.items), "rows are appended in order"
+        self.items.append(item)
+        self.row_of[item.id] = row
+        self._kind.append(KINDS.index(item.kind))
+        if item.type:
+            self._rows_by_type[item.type].append(row)
+        for doc in item.documents or ((item.document_id,) if item.document_id else ()):
+            self._rows_by_document[doc].append(row)
+        for entity in item.entities:
+            self._rows_by_entity[entity].append(row)
+        if item.kind == "relation":
+            self._relation_rows.append(row)
+            self._adjacency = None
+        if self.dense is not None:
+            self.dense.add(vector)
+
+    def _retire(self, item_id: str) -> None:
+        row = self.row_of.pop(item_id, None)
+        if row is not None:
+            self.keyword.retire(row)
+            if self.items[row].kind == "relation":
+                self._adjacency = None
+
+    # ----------------------------------------------------------------- filters
+
+    def mask(self, filters: Filters) -> np.ndarray:
+        """Boolean row mask: live rows passing every filter."""
+        n = len(self.items)
+        keep = self.keyword.alive.view().copy()
+        if filters.kind:
+            keep &= np.isin(self._kind.view(), [KINDS.index(k) for k in filters.kind])
+        for rows_by, wanted in ((self._rows_by_type, filters.type), (self._rows_by_document, filters.document)):
+            if wanted:
+                hit = np.zeros(n, dtype=bool)
+                for value in wanted:
+                    hit[rows_by.get(value, [])] = True
+                keep &= hit
+        if filters.as_of:
+            t = filters.as_of
+            for row in self._relation_rows:
+                item = self.items[row]
+                if (item.created_at is not None and item.created_at > t) or (
+                        item.expired_at is not None and item.expired_at <= t):
+                    keep[row] = False
+        return keep
+
+    def adjacency(self, mask: np.ndarray | None = None) -> dict[str, set[str]]:
+        """Entity -> neighbouring entities, over live relation items (only those `mask` allows, when given)."""
+        if mask is None and self._adjacency is not None:
+            return self._adjacency
+        alive = self.keyword.alive.view()
+        adj: dict[str, set[str]] = defaultdict(set)
+        for row in self._relation_rows:
+            if alive[row] and (mask is None or mask[row]):
+                a, b = self.items[row].entities[:2]
+                adj[a].add(b)
+                adj[b].add(a)
+        if mask is None:
+            self._adjacency = adj
+        return adj
+
+    # ----------------------------------------------------------------- search
+
+    def search(self, query: str, *, kind: str | Sequence[str] | None = None, type: str | Sequence[str] | None = None,
+               document: str | Sequence[str] | None = None, as_of: str | None = None, limit: int = 10,
+               offset: int = 0, channels: Sequence[str] = CHANNELS, mmr_lambda: float | None = None) -> pd.DataFrame:
+        """Hits as a DataFrame (HIT_COLUMNS), best first. `df.attrs` holds `total` (fused candidates),
+        `timings_ms` (wall per stage, and `cpu_total`), `terms`, `channels` (those that ran), `lookup` (some
+        keyword hit has every term) and `weights` (the fusion weights used for each channel that ran)."""
+        from kgkit.stages.search.hits import hits_frame
+
+        started, cpu_started = time.perf_counter(), time.process_time()
+        timings: dict[str, float] = {}
+
+        def lap(name: str, since: float) -> float:
+            now = time.perf_counter()
+            timings[name] = round((now - since) * 1000, 3)
+            return now
+
+        if limit < 0 or offset < 0:
+            raise ValueError("limit and offset must be >= 0")
+        unknown = [c for c in channels if c not in CHANNELS]
+        if unknown:
+            raise ValueError(f"unknown channel {unknown[0]!r}; channels are {', '.join(CHANNELS)}")
+        filters = Filters.make(kind=kind, type=type, document=document, as_of=as_of)
+        terms = query_terms(query)
+        t = lap("parse", started)
+        allowed = None if filters.empty else self.mask(filters)
+        t = lap("filter", t)
+        depth = self.config.depth  # fixed, so `total` and every page are the same whatever the offset
+        ranked: dict[str, list[int]] = {}
+        detail: dict[str, dict[int, tuple[int, float]]] = {}
+        weights = dict(self.config.weights)
+        lookup = False
+        if "keyword" in channels and terms:
+            rows, scores, matched = self.keyword.search(terms, mask=allowed, limit=depth,
+                                                        pairs=self.keyword.query_pairs(query))
+            lookup = len(matched) > 0 and int(matched.max()) >= len(terms)
+            if lookup:
+                weights["dense"] = weights.get("dense", 1.0) * self.config.lookup_dense
+            ranked["keyword"] = rows.tolist()
+            detail["keyword"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
+            t = lap("keyword", t)
+        if "dense" in channels and self.dense is not None and query.strip() and len(self.dense) and weights["dense"]:
+            vector = self._query_vector(query[:2000])
+            t = lap("embed", t)
+            dmask = self.keyword.alive.view() if allowed is None else allowed
+            rows, scores = self.dense.search(vector, mask=dmask, limit=depth)
+            ranked["dense"] = rows.tolist()
+            detail["dense"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
+            t = lap("dense", t)
+        if "graph" in channels and ranked and self._rows_by_entity:
+            first = rrf(ranked, weights=weights, k=self.config.k)[: self.config.seed_hits]
+            seeds: dict[str, float] = defaultdict(float)
+            for row, score in first:
+                for entity in self.items[row].entities:
+                    seeds[entity] += score
+            live = self.keyword.alive.view() if allowed is None else allowed
+            adjacency = self.adjacency(None if filters.as_of is None else live)
+            pairs = graph_ranking(seeds, adjacency, self._rows_by_entity, allowed=lambda r: bool(live[r]),
+                                  entities_of=lambda r: self.items[r].entities, limit=depth)
+            ranked["graph"] = [r for r, _ in pairs]
+            detail["graph"] = {r: (i + 1, s) for i, (r, s) in enumerate(pairs)}
+            t = lap("graph", t)
+        fused = rrf(ranked, weights=weights, k=self.config.k)
+        t = lap("fusion", t)
+        if mmr_lambda is not None and self.dense is not None and fused:
+            pool = fused
+            rows = np.array([r for r, _ in pool])
+            picked = mmr(np.array([s for _, s in pool]), self.dense.vectors(rows), limit=offset + limit,
+                         lambda_=mmr_lambda)
+            fused = [pool[i] for i in picked]
+            t = lap("mmr", t)
+        page = fused[offset : offset + limit]
+        frame = hits_frame(page, self.items, detail, offset=offset)
+        lap("assemble", t)
+        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        timings["cpu_total"] = round((time.process_time() - cpu_started) * 1000, 3)
+        frame.attrs.update(total=len(fused), timings_ms=timings, terms=terms, channels=list(ranked), lookup=lookup,
+                           weights={c: weights.get(c, 1.0) for c in ranked})
+        return frame

@@ -1,0 +1,149 @@
+// Pure state transitions of the MergeReview widget: no DOM, no model, no side effects.
+// Tested with `node --test widgets/`. render() in merge_review.js calls these and writes the result back
+// to the anywidget model.
+
+/**
+ * One candidate pair as the Python side sends it (kgkit.views.widgets.candidates_payload).
+ * @typedef {Object} Candidate
+ * @property {string} key            stable key "source|target"
+ * @property {string} source         entity id merged away on accept
+ * @property {string} target         entity id kept on accept
+ * @property {string} source_name
+ * @property {string} target_name
+ * @property {string} source_type
+ * @property {string} target_type
+ * @property {number} score
+ * @property {string} step
+ * @property {string} verdict        identity verdict: unique | ambiguous | not_found
+ * @property {string[]} reasons
+ * @property {Object<string, number>} features
+ * @property {string[]} evidence     evidence sentences mentioning either entity
+ * @property {string[]} source_neighbours
+ * @property {string[]} target_neighbours
+ */
+
+/**
+ * What a person decided about one candidate.
+ * @typedef {Object} Action
+ * @property {"accept"|"reject"|"skip"} verdict
+ * @property {string} canonical      the name the kept entity should carry
+ */
+
+/**
+ * The synced traits (the anywidget model).
+ * @typedef {Object} Model
+ * @property {Candidate[]} candidates
+ * @property {Object<string, Action>} actions   keyed by Candidate.key
+ * @property {number} cursor                    index of the focused candidate
+ * @property {number} threshold                 for "accept all at or above"
+ */
+
+export const VERDICTS = ["accept", "reject", "skip"];
+
+/** @param {Candidate[]} candidates @returns {Model} */
+export function initialModel(candidates, threshold = 0.9) {
+  return { candidates: candidates.slice(), actions: {}, cursor: 0, threshold };
+}
+
+function clamp(i, n) {
+  return n === 0 ? 0 : Math.max(0, Math.min(n - 1, i));
+}
+
+/** The candidate under the cursor, or null. @param {Model} m */
+export function current(m) {
+  return m.candidates.length ? m.candidates[clamp(m.cursor, m.candidates.length)] : null;
+}
+
+/** Index of the first candidate without an action after `from` (wrapping), or `from` when all are done. */
+export function nextUndecided(m, from) {
+  const n = m.candidates.length;
+  for (let step = 1; step <= n; step++) {
+    const i = (from + step) % n;
+    if (!(m.candidates[i].key in m.actions)) return i;
+  }
+  return clamp(from, n);
+}
+
+/**
+ * Record a verdict for one candidate and move the cursor to the next undecided one.
+ * @param {Model} m @param {string} key @param {"accept"|"reject"|"skip"} verdict @returns {Model}
+ */
+export function decide(m, key, verdict) {
+  if (!VERDICTS.includes(verdict)) throw new Error(`unknown verdict ${verdict}`);
+  const index = m.candidates.findIndex((c) => c.key === key);
+  if (index < 0) return m;
+  const old = m.actions[key];
+  const canonical = old ? old.canonical : m.candidates[index].target_name;
+  const actions = { ...m.actions, [key]: { verdict, canonical } };
+  const next = { ...m, actions };
+  return { ...next, cursor: nextUndecided(next, index) };
+}
+
+/** Withdraw the action on one candidate. @param {Model} m @param {string} key @returns {Model} */
+export function clear(m, key) {
+  if (!(key in m.actions)) return m;
+  const actions = { ...m.actions };
+  delete actions[key];
+  return { ...m, actions };
+}
+
+/**
+ * Edit the canonical name of a candidate (the name the kept entity carries); an edit accepts the merge
+ * unless the candidate was already decided. Blank names are refused (the model is returned unchanged).
+ * @param {Model} m @param {string} key @param {string} name @returns {Model}
+ */
+export function setCanonical(m, key, name) {
+  const c = m.candidates.find((x) => x.key === key);
+  const clean = String(name).trim();
+  if (!c || !clean) return m;
+  const old = m.actions[key];
+  const verdict = old ? old.verdict : "accept";
+  return { ...m, actions: { ...m.actions, [key]: { verdict, canonical: clean } } };
+}
+
+/** Accept every undecided candidate scoring at or above the threshold. @param {Model} m @returns {Model} */
+export function acceptAbove(m, threshold = m.threshold) {
+  const actions = { ...m.actions };
+  for (const c of m.candidates) {
+    if (!(c.key in actions) && c.score >= threshold) actions[c.key] = { verdict: "accept", canonical: c.target_name };
+  }
+  return { ...m, actions, threshold };
+}
+
+/** Move the cursor by delta (clamped). @param {Model} m @param {number} delta @returns {Model} */
+export function move(m, delta) {
+  return { ...m, cursor: clamp(m.cursor + delta, m.candidates.length) };
+}
+
+/** Counts for the progress bar. @param {Model} m */
+export function progress(m) {
+  const out = { total: m.candidates.length, decided: 0, accept: 0, reject: 0, skip: 0 };
+  for (const c of m.candidates) {
+    const a = m.actions[c.key];
+    if (a) {
+      out.decided += 1;
+      out[a.verdict] += 1;
+    }
+  }
+  return out;
+}
+
+/** Keyboard shortcuts -> action names. */
+export const SHORTCUTS = {
+  a: "accept", y: "accept", r: "reject", n: "reject", s: "skip", u: "clear",
+  j: "next", ArrowDown: "next", k: "prev", ArrowUp: "prev",
+};
+
+/**
+ * Apply a keyboard shortcut to the focused candidate. Unknown keys leave the model unchanged.
+ * @param {Model} m @param {string} key a KeyboardEvent.key @returns {Model}
+ */
+export function onKey(m, key) {
+  const action = SHORTCUTS[key];
+  const c = current(m);
+  if (!action || !c) return m;
+  if (action === "next") return move(m, 1);
+  if (action === "prev") return move(m, -1);
+  if (action === "clear") return clear(m, c.key);
+  return decide(m, c.key, action);
+}

@@ -1,0 +1,219 @@
+"""Notebook widgets (anywidget): the Python side holds synced traits only; converters are pure functions.
+
+MergeReview shows merge candidates (both names and types, score, features, reasons, evidence sentences,
+neighbours) and lets a person accept / reject / skip each, edit the name the kept entity carries, use
+keyboard shortcuts and accept everything above a threshold. The front end is the plain ES modules in
+``widgets/`` (``merge_review_logic.js`` = pure state transitions, ``merge_review.js`` = rendering), shipped
+as one module string (anywidget loads ``_esm`` from a string, so the relative import is inlined).
+
+    review = MergeReview.from_candidates(candidates, graph=graph)      # a notebook cell shows it
+    decisions = actions_to_decisions(review.candidates, review.actions, who="me", at=now)
+
+>>> from kgkit.stages.resolve.scoring import MergeCandidate
+>>> c = MergeCandidate(source="P:j smith", target="P:jane smith", source_name="J. Smith", target_name="Jane Smith",
+...     source_type="Person", target_type="Person", score=0.92, step="rule", verdict="unique", features={},
+...     reasons=("initials agree",))
+>>> payload = candidates_payload([c])
+>>> payload[0]["key"], payload_to_candidates(payload) == [c]
+('P:j smith|P:jane smith', True)
+>>> [(d.kind, d.subjects, d.decided_by) for d in actions_to_decisions(payload, {payload[0]["key"]:
+...     {"verdict": "reject", "canonical": "Jane Smith"}})]
+[('keep_apart', ('P:j smith', 'P:jane smith'), 'person')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kgkit.stages.resolve.decisions import Decision, person_decision
+from kgkit.stages.resolve.scoring import MergeCandidate
+
+_HERE = Path(__file__).resolve().parent
+WIDGET_DIRS = (_HERE,)
+"""Where the ES modules are looked for: inside the package (a wheel) or the repository's widgets/."""
+_CANDIDATE_FIELDS = tuple(MergeCandidate.model_fields)
+
+
+def widget_dir() -> Path:
+    """The directory holding the widget ES modules."""
+    for d in WIDGET_DIRS:
+        if (d / "merge_review.js").exists():
+            return d
+    raise FileNotFoundError(f"widget modules not found in {[str(d) for d in WIDGET_DIRS]}")
+
+
+def bundle_esm(name: str, directory: Path | None = None) -> str:
+    """One ES module: `<name>_logic.js` followed by `<name>.js` without its import of the logic module."""
+    d = directory or widget_dir()
+    logic = (d / f"{name}_logic.js").read_text(encoding="utf-8")
+    view = (d / f"{name}.js").read_text(encoding="utf-8")
+    pattern = re.compile(r'^import \{[^}]*\} from "\./' + re.escape(name) + r'_logic\.js";\n', re.MULTILINE)
+    view, n = pattern.subn("", view)
+    if n != 1:
+        raise ValueError(f"{name}.js must import {name}_logic.js exactly once")
+    return logic + "\n" + view
+
+
+def merge_review_esm(directory: Path | None = None) -> str:
+    """The MergeReview front end as one ES module string."""
+    return bundle_esm("merge_review", directory)
+
+
+def candidate_key(c: MergeCandidate | Mapping[str, Any]) -> str:
+    """The widget's key of a candidate: "source|target"."""
+    source, target = (c.source, c.target) if isinstance(c, MergeCandidate) else (c["source"], c["target"])
+    return f"{source}|{target}"
+
+
+def _context(graph: Any, ids: set[str], *, evidence: int, neighbours: int) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Evidence sentences and neighbour names for the given entity ids (bounded per entity)."""
+    ev: dict[str, list[str]] = {i: [] for i in ids}
+    nb: dict[str, list[str]] = {i: [] for i in ids}
+    if graph is None or not ids:
+        return ev, nb
+    prov = graph.provenance
+    rows = prov[(prov["kind"] == "entity") & prov["item_id"].isin(ids) & prov["evidence"].notna()]
+    for item, text in zip(rows["item_id"].tolist(), rows["evidence"].tolist()):
+        if len(ev[item]) < evidence and text not in ev[item]:
+            ev[item].append(str(text))
+    names = dict(zip(graph.entities["id"].tolist(), graph.entities["name"].tolist()))
+    rel = graph.relations
+    touching = rel[rel["source"].isin(ids) | rel["target"].isin(ids)]
+    for s, t, text in zip(touching["source"].tolist(), touching["target"].tolist(), touching["evidence"].tolist()):
+        for me, other in ((s, t), (t, s)):
+            if me in nb and other != me and len(nb[me]) < neighbours:
+                name = str(names.get(other, other))
+                if name not in nb[me]:
+                    nb[me].append(name)
+            # entity mentions often carry no sentence: the evidence of a relation it takes part in stands in
+            if me in ev and isinstance(text, str) and text and len(ev[me]) < evidence and text not in ev[me]:
+                ev[me].append(text)
+    return ev, nb
+
+
+def candidates_payload(candidates: Sequence[MergeCandidate], *, graph: Any = None, evidence: int = 2,
+                       neighbours: int = 5) -> list[dict[str, Any]]:
+    """Candidates as the widget's `candidates` trait: JSON-ready dicts with a key, plus (given a graph) up to
+    `evidence` evidence sentences and `neighbours` neighbour names per entity."""
+    ids = {i for c in candidates for i in (c.source, c.target)}
+    ev, nb = _context(graph, ids, evidence=evidence, neighbours=neighbours)
+    out = []
+    for c in candidates:
+        row = c.model_dump(mode="json")
+        row["reasons"] = list(c.reasons)
+        row.update(key=candidate_key(c), evidence=ev.get(c.source, []) + ev.get(c.target, []),
+                   source_neighbours=nb.get(c.source, []), target_neighbours=nb.get(c.target, []))
+        out.append(row)
+    return out
+
+
+def payload_to_candidates(payload: Sequence[Mapping[str, Any]]) -> list[MergeCandidate]:
+    """The MergeCandidate records back from a `candidates` payload (extra display fields dropped)."""
+    return [MergeCandidate(**{k: row[k] for k in _CANDIDATE_FIELDS}) for row in payload]
+
+
+def actions_to_decisions(payload: Sequence[Mapping[str, Any]], actions: Mapping[str, Mapping[str, Any]], *,
+                         who: str | None = None, at: str | None = None) -> list[Decision]:
+    """Person decisions for what the widget recorded, in candidate order: accept -> merge (source into
+    target, or target into source when the edited canonical name is the source's), reject -> keep_apart,
+    skip -> nothing. A canonical name that is neither entity's name is recorded in `why` (see
+    `canonical_names` for applying it). Actions on keys not in the payload are ignored."""
+    out = []
+    for row in payload:
+        action = actions.get(row["key"])
+        if not action or action.get("verdict") not in ("accept", "reject"):
+            continue
+        source, target = row["source"], row["target"]
+        canonical = str(action.get("canonical") or row["target_name"]).strip()
+        why = f"review: score {float(row['score']):.2f}"
+        if action["verdict"] == "reject":
+            out.append(person_decision("keep_apart", (source, target), who=who, at=at, why=why + "; rejected"))
+            continue
+        if canonical == row["source_name"] and canonical != row["target_name"]:
+            source, target = target, source
+        elif canonical != row["target_name"]:
+            why += f"; canonical name {canonical!r}"
+        d = person_decision("merge", (source, target), who=who, at=at, why=why + "; accepted")
+        out.append(d.model_copy(update={"score": float(row["score"])}))
+    return out
+
+
+def canonical_names(payload: Sequence[Mapping[str, Any]], actions: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """{kept entity id: edited name} for accepted merges whose canonical name is neither entity's name."""
+    out = {}
+    for row in payload:
+        action = actions.get(row["key"]) or {}
+        name = str(action.get("canonical") or "").strip()
+        if action.get("verdict") == "accept" and name and name not in (row["source_name"], row["target_name"]):
+            out[row["target"]] = name
+    return out
+
+
+def cluster_payload(points: Any, *, candidates: Sequence[Any] = (), colour_by: str = "type") -> tuple[list[dict[str, Any]], list[list[int]]]:
+    """(points, pairs) traits of ClusterMap from a `kgkit.views.cluster.cluster_points` table: one dict per
+    point (id, name, group, colour, x, y, candidate) and the [i, j] row pairs of the candidates."""
+    from kgkit.views.cluster import point_colours
+
+    groups = points[colour_by].tolist() if colour_by in points else points["type"].tolist()
+    colours = point_colours(groups, colour_by)
+    pos = {eid: i for i, eid in enumerate(points["id"].tolist())}
+    pairs = []
+    for c in candidates:
+        s, t = (c.source, c.target) if hasattr(c, "source") else (c[0], c[1])
+        if s in pos and t in pos:
+            pairs.append([pos[s], pos[t]])
+    marked = {i for p in pairs for i in p}
+    rows = [{"id": str(i), "name": str(n), "group": str(g), "colour": colours[g], "x": float(x), "y": float(y),
+             "candidate": k in marked}
+            for k, (i, n, g, x, y) in enumerate(zip(points["id"], points["name"], groups, points["x"], points["y"]))]
+    return rows, pairs
+
+
+def _widget_class() -> dict[str, type]:
+    import anywidget
+    import traitlets
+
+    class MergeReview(anywidget.AnyWidget):
+        """Merge-approval widget. Traits: `candidates` (payload, Python -> browser), `actions`
+        ({key: {verdict, canonical}}, browser -> Python), `cursor`, `threshold`."""
+
+        _esm = merge_review_esm()
+        candidates = traitlets.List(traitlets.Dict()).tag(sync=True)
+        actions = traitlets.Dict().tag(sync=True)
+        cursor = traitlets.Int(0).tag(sync=True)
+        threshold = traitlets.Float(0.9).tag(sync=True)
+
+        @classmethod
+        def from_candidates(cls, candidates: Sequence[MergeCandidate], *, graph: Any = None,
+                            threshold: float = 0.9, **kwargs: Any) -> MergeReview:
+            return cls(candidates=candidates_payload(candidates, graph=graph, **kwargs), threshold=threshold)
+
+    class ClusterMap(anywidget.AnyWidget):
+        """2-D entity map with box selection. Traits: `points`, `pairs` (Python -> browser), `selected`
+        (entity ids chosen in the chart, browser -> Python), `width`, `height`."""
+
+        _esm = bundle_esm("cluster_map")
+        points = traitlets.List(traitlets.Dict()).tag(sync=True)
+        pairs = traitlets.List(traitlets.List()).tag(sync=True)
+        selected = traitlets.List(traitlets.Unicode()).tag(sync=True)
+        width = traitlets.Int(760).tag(sync=True)
+        height = traitlets.Int(520).tag(sync=True)
+
+        @classmethod
+        def from_points(cls, points: Any, *, candidates: Sequence[Any] = (), colour_by: str = "type",
+                        **kwargs: Any) -> ClusterMap:
+            rows, pairs = cluster_payload(points, candidates=candidates, colour_by=colour_by)
+            return cls(points=rows, pairs=pairs, **kwargs)
+
+    return {"MergeReview": MergeReview, "ClusterMap": ClusterMap}
+
+
+def __getattr__(name: str) -> Any:  # anywidget/traitlets load only when a widget is used
+    if name in ("MergeReview", "ClusterMap"):
+        classes = _widget_class()
+        globals().update(classes)
+        return classes[name]
+    raise AttributeError(name)

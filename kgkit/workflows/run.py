@@ -1,0 +1,416 @@
+"""The graph workflows over a Workspace: run (= extract + build + communities + view), extract, build,
+communities and view. Each holds the workspace's writer lock, reads what it needs through the Workspace and
+commits its outputs as one generation, with the run configuration in the manifest so later steps never ask
+for it again.
+
+>>> import tempfile, pathlib
+>>> from kgkit.core.records import ExtractedEntity, TextExtraction
+>>> root = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (root / "docs").mkdir(), (root / "docs" / "a.txt").write_text("Ada met Charles.")
+>>> class Names:  # any Extractor works; the default is the offline spaCy one
+...     id = "names:1"
+...     def extract(self, texts, *, domain):
+...         return [TextExtraction(extractor_id=self.id, entities=tuple(ExtractedEntity(name=w.strip("."),
+...                 type="Person") for w in t.split() if w[0].isupper())) for t in texts]
+>>> result = run(root / "ws", root / "docs", extractor=Names(), write_view=False)
+>>> result.summary()["entities"], result.summary()["extractor_calls"], result.outcome
+(2, 1, 'complete')
+>>> run(root / "ws", root / "docs", extractor=Names(), write_view=False).summary()["extractor_calls"]
+0
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from kgkit import io
+from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
+from kgkit.core.domain import Domain
+from kgkit.core.executor import Executor
+from kgkit.core.graph import Graph
+from kgkit.core.records import Chunk, Document, DocumentError, DocumentExtraction
+from kgkit.io.cache import Cache
+from kgkit.io.workspace import (
+    COMMUNITIES,
+    EXTRACT_SUMMARY,
+    EXTRACTIONS,
+    GRAPH,
+    REJECTED_RUN,
+    RUN,
+    VIEW,
+    Generation,
+    Workspace,
+)
+from kgkit.stages.build import build_graph
+from kgkit.stages.communities import Communities, assign_communities, detect_communities
+from kgkit.stages.extract import Extractor, extract_texts
+from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
+
+__all__ = ["ExtractResult", "RunResult", "as_workspace", "build", "communities", "extract", "read_graph", "run",
+           "view"]
+
+Outcome = Literal["complete", "failures", "rejected"]
+DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
+                    "narrative.md": "the graph changed: run `kgkit narrate WS`"}
+
+
+def as_workspace(workspace: Workspace | str | os.PathLike[str]) -> Workspace:
+    """A Workspace for a path (created if absent), or the Workspace given."""
+    return workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+
+
+def read_graph(workspace: Workspace | str | os.PathLike[str]) -> Graph:
+    """The workspace's current graph (FileNotFoundError when it has none yet)."""
+    ws = as_workspace(workspace)
+    return Graph.from_json_bytes(ws.read_bytes(GRAPH))
+
+
+def _domain(domain: Domain | str) -> Domain:
+    return io.load_domain(domain) if isinstance(domain, str) else domain
+
+
+@dataclass
+class ExtractResult:
+    """What an extraction produced: documents, per-file errors, chunks, per-document extractions, counters."""
+
+    documents: list[Document]
+    errors: list[DocumentError]
+    chunks: list[Chunk]
+    extractions: list[DocumentExtraction]
+    cache: Cache
+    extractor_id: str = ""
+    domain_id: str = ""
+    ledger: Any = None  # kgkit.llm.BudgetLedger when the extractor calls an LLM (cost report, budget)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def chunk_errors(self) -> list[str]:
+        return [e for d in self.extractions for e in d.errors]
+
+    @property
+    def extractor_calls(self) -> int:
+        """Texts the extractor actually processed in this run (0 on a fully cached re-run)."""
+        return self.cache.stats.computed[extract_texts.stage_name]
+
+    def cost_report(self) -> Any:
+        """Tokens and dollars per stage and per document (a DataFrame; empty without an LLM extractor)."""
+        from kgkit.llm.report import cost_report
+
+        return cost_report(self.ledger.charges if self.ledger is not None else [], self.extractions)
+
+    def failed_share(self) -> float:
+        """Failed chunks as a share of all chunks (0.0 with no chunks)."""
+        return len(self.chunk_errors) / len(self.chunks) if self.chunks else 0.0
+
+
+@dataclass
+class RunResult(ExtractResult):
+    """A run: the extraction, the graph built from it, its communities, what was written and the outcome
+    (complete; failures: written, but some files or chunks failed; rejected: worse than the current
+    generation, so nothing replaced it)."""
+
+    graph: Graph = field(default_factory=Graph.empty)
+    communities: Communities | None = None
+    outputs: dict[str, str] = field(default_factory=dict)
+    outcome: Outcome = "complete"
+    generation: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        stats = self.cache.stats
+        llm = {} if self.ledger is None else {"llm": self.ledger.summary(),
+                                              "llm_costs": self.cost_report().to_dict("records")}
+        return {**llm,
+                "documents_ok": len(self.documents),
+                "documents_failed": len(self.errors),
+                "failures": [{"path": e.path, "kind": e.kind, "reason": e.reason} for e in self.errors],
+                "chunks": len(self.chunks),
+                "chunk_errors": self.chunk_errors,
+                "entities": len(self.graph.entities),
+                "relations": len(self.graph.relations),
+                "communities": 0 if self.communities is None else len(self.communities.summary),
+                "extractor_calls": self.extractor_calls,
+                "cache_hits": sum(stats.hits.values()),
+                "cache_misses": sum(stats.misses.values()),
+                "cache": stats.as_dict(),
+                "timings": {k: round(v, 3) for k, v in self.timings.items()},
+                "outputs": self.outputs,
+                "outcome": self.outcome,
+                "generation": self.generation,
+                "notes": self.notes,
+                "domain": self.graph.meta.get("domain"),
+                "extractors": self.graph.meta.get("extractors", []),
+                }
+
+
+def _extract(ws: Workspace, corpus: str | Path, *, domain: Domain, extractor: Extractor, cache: Cache,
+             executor: Executor | None, max_bytes: int, max_chars: int, overlap_chars: int, batch_size: int,
+             progress: Progress | None, timings: dict[str, float]) -> tuple[list, list, list, list]:
+    clock = time.perf_counter
+    t = clock()
+    documents, errors = load_corpus(corpus, cache=cache, max_bytes=max_bytes, exclude=[ws.root])
+    timings["load"] = clock() - t
+    t = clock()
+    chunks, extractions = extract_documents(documents, cache=cache, domain=domain, extractor=extractor,
+                                            max_chars=max_chars, overlap_chars=overlap_chars,
+                                            batch_size=batch_size, executor=executor, progress=progress)
+    timings["extract"] = clock() - t
+    return documents, errors, chunks, extractions
+
+
+def _extraction_config(corpus: str | Path, domain: Domain, domain_source: Domain | str, extractor: Extractor,
+                       **sizes: Any) -> dict[str, Any]:
+    client = getattr(extractor, "client", None)
+    return {"corpus": os.path.abspath(corpus), "domain": domain.id,
+            "domain_source": domain_source if isinstance(domain_source, str) else domain.name,
+            "extractor": extractor.id, "model": getattr(client, "model", None), **sizes}
+
+
+def _write_graph_outputs(gen: Generation, graph: Graph, comms: Communities, *, write_view: bool,
+                         view_nodes: int) -> dict[str, str]:
+    """Stage graph.json, communities.json and graph.html (or drop a view that would now be stale)."""
+    root = gen.workspace.root
+    gen.write_bytes(GRAPH, graph.to_json_bytes(end=b"\n"))
+    gen.write_json(COMMUNITIES, comms.to_json_dict())
+    outputs = {"graph": str(root / GRAPH), "communities": str(root / COMMUNITIES)}
+    if write_view:
+        from kgkit.views.graph import graph_html
+
+        gen.write_text(VIEW, graph_html(graph, max_nodes=view_nodes))
+        outputs["view"] = str(root / VIEW)
+    elif gen.workspace.exists(VIEW):
+        gen.remove(VIEW)  # a view of an older graph would mislead
+    return outputs
+
+
+def _stale_if_changed(gen: Generation, graph_bytes: bytes) -> None:
+    """Mark the search index and narrative stale when the graph's bytes change (and they exist)."""
+    ws = gen.workspace
+    entry = ws.manifest().artefacts.get(GRAPH)
+    import hashlib
+
+    if entry is not None and entry["sha256"] == hashlib.sha256(graph_bytes).hexdigest():
+        return
+    gen.mark_stale({name: why for name, why in DERIVED_BY_GRAPH.items() if ws.exists(name)})
+
+
+def run(
+    workspace: Workspace | str | os.PathLike[str],
+    corpus: str | Path,
+    *,
+    domain: Domain | str = "general",
+    extractor: Extractor | None = None,
+    cache: Cache | None = None,
+    executor: Executor | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_chars: int = MAX_CHUNK_CHARS,
+    overlap_chars: int = OVERLAP_CHARS,
+    batch_size: int = OFFLINE_BATCH_SIZE,
+    learned_at: str | None = None,
+    seed: int = 0,
+    community_method: Literal["louvain", "leiden"] = "louvain",
+    max_view_nodes: int = VIEW_NODES,
+    write_view: bool = True,
+    max_failed_share: float = 0.5,
+    force: bool = False,
+    lock_timeout: float = 60.0,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Load, chunk, extract, build, find communities and draw the view; commit graph.json (with communities),
+    communities.json, extractions.jsonl, run.json and graph.html as one generation.
+
+    A run worse than what it would replace (every chunk failed, or more than `max_failed_share` of them, while
+    the workspace holds a graph) is not committed unless `force`: its summary goes to .kgkit/rejected-run.json
+    and `outcome` is "rejected"."""
+    ws = as_workspace(workspace)
+    dom = _domain(domain)
+    extractor = extractor or default_extractor()
+    cache = cache or Cache(ws.cache_dir)
+    timings: dict[str, float] = {}
+    clock = time.perf_counter
+    with ws.writer(lock_timeout=lock_timeout, step="run"):
+        documents, errors, chunks, extractions = _extract(
+            ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
+            max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
+            timings=timings)
+        t = clock()
+        graph = cache.run(build_graph, extractions, domain=dom, learned_at=learned_at)
+        timings["build"] = clock() - t
+        t = clock()
+        comms = cache.run(detect_communities, graph, seed=seed, method=community_method)
+        graph = assign_communities(graph, comms)
+        timings["communities"] = clock() - t
+        client = getattr(extractor, "client", None)
+        result = RunResult(documents=documents, errors=errors, chunks=chunks, extractions=extractions, cache=cache,
+                           extractor_id=extractor.id, domain_id=dom.id, ledger=getattr(client, "ledger", None),
+                           timings=timings, graph=graph, communities=comms, notes=list(ws.notes))
+        failed = result.chunk_errors
+        all_failed = bool(chunks) and len(failed) == len(chunks)
+        worse = all_failed or (result.failed_share() > max_failed_share and ws.exists(GRAPH))
+        if worse and not force:
+            result.outcome = "rejected"
+            result.generation = ws.manifest().generation
+            result.notes.append(f"{len(failed)} of {len(chunks)} chunks failed: nothing was replaced"
+                                + (f" (generation {result.generation} is still current)" if result.generation else "")
+                                + "; fix the cause and run again, or pass force=True (--force) to keep it anyway")
+            io.write_json(ws.path(REJECTED_RUN), result.summary(), indent=2)
+            return result
+        result.outcome = "failures" if (errors or failed) else "complete"
+        t = clock()
+        gen = ws.begin("run", config=_extraction_config(
+            corpus, dom, domain, extractor, max_bytes=max_bytes, max_chars=max_chars, overlap_chars=overlap_chars,
+            learned_at=learned_at, seed=seed, community_method=community_method, view_nodes=max_view_nodes))
+        graph_bytes = graph.to_json_bytes(end=b"\n")
+        _stale_if_changed(gen, graph_bytes)
+        result.outputs = _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
+        gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
+        result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
+        timings["write"] = clock() - t
+        result.generation = ws.manifest().generation + 1
+        gen.write_json(RUN, result.summary(), indent=2)
+        gen.commit()
+        return result
+
+
+def extract(
+    workspace: Workspace | str | os.PathLike[str],
+    corpus: str | Path,
+    *,
+    domain: Domain | str = "general",
+    extractor: Extractor | None = None,
+    cache: Cache | None = None,
+    executor: Executor | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_chars: int = MAX_CHUNK_CHARS,
+    overlap_chars: int = OVERLAP_CHARS,
+    batch_size: int = OFFLINE_BATCH_SIZE,
+    lock_timeout: float = 60.0,
+    progress: Progress | None = None,
+) -> ExtractResult:
+    """Load, chunk and extract only: commit extractions.jsonl and extract.json (counts and costs)."""
+    ws = as_workspace(workspace)
+    dom = _domain(domain)
+    extractor = extractor or default_extractor()
+    cache = cache or Cache(ws.cache_dir)
+    timings: dict[str, float] = {}
+    with ws.writer(lock_timeout=lock_timeout, step="extract"):
+        documents, errors, chunks, extractions = _extract(
+            ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
+            max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
+            timings=timings)
+        client = getattr(extractor, "client", None)
+        result = ExtractResult(documents=documents, errors=errors, chunks=chunks, extractions=extractions,
+                               cache=cache, extractor_id=extractor.id, domain_id=dom.id,
+                               ledger=getattr(client, "ledger", None), timings=timings)
+        summary: dict[str, Any] = {
+            "documents_ok": len(documents), "documents_failed": len(errors), "chunks": len(chunks),
+            "chunk_errors": result.chunk_errors, "extractor": extractor.id, "extractor_calls": result.extractor_calls,
+            "domain": dom.id,
+        }
+        if result.ledger is not None:
+            summary["llm"] = result.ledger.summary()
+            summary["llm_costs"] = result.cost_report().to_dict("records")
+        gen = ws.begin("extract", config=_extraction_config(
+            corpus, dom, domain, extractor, max_bytes=max_bytes, max_chars=max_chars, overlap_chars=overlap_chars))
+        gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
+        gen.write_json(EXTRACT_SUMMARY, summary, indent=2)
+        gen.commit()
+        return result
+
+
+@dataclass
+class BuildResult:
+    """A graph built from extractions (no extractor ran), its communities and what was written."""
+
+    graph: Graph
+    communities: Communities
+    chunk_errors: int
+    outputs: dict[str, str]
+    generation: int
+
+
+def build(
+    workspace: Workspace | str | os.PathLike[str],
+    source: str | Path | None = None,
+    *,
+    domain: Domain | str = "general",
+    learned_at: str | None = None,
+    seed: int = 0,
+    method: Literal["louvain", "leiden"] = "louvain",
+    repair: bool = True,
+    max_view_nodes: int = VIEW_NODES,
+    write_view: bool = True,
+    lock_timeout: float = 60.0,
+) -> BuildResult:
+    """Build the graph from extractions — the workspace's own extractions.jsonl, or `source`: another
+    extractions.jsonl, a workspace holding one, or a sift-kg output folder — then communities and view."""
+    from kgkit.io.importers import read_extractions
+
+    ws = as_workspace(workspace)
+    dom = _domain(domain)
+    with ws.writer(lock_timeout=lock_timeout, step="build"):
+        found = read_extractions(ws.path(EXTRACTIONS) if source is None else Path(source), domain=dom)
+        graph = build_graph(found, domain=dom, learned_at=learned_at, repair=repair)
+        comms = detect_communities(graph, seed=seed, method=method)
+        graph = assign_communities(graph, comms)
+        gen = ws.begin("build", config={"domain": dom.id, "domain_source": domain if isinstance(domain, str) else dom.name,
+                                        "learned_at": learned_at, "seed": seed, "community_method": method,
+                                        "view_nodes": max_view_nodes})
+        _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
+        outputs = _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
+        number = gen.commit()
+    from kgkit.io.importers import failed_chunks
+
+    return BuildResult(graph=graph, communities=comms, chunk_errors=failed_chunks(found), outputs=outputs,
+                       generation=number)
+
+
+def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tuple[str, bytes | None]] = (),
+                 seed: int | None = None, method: str | None = None) -> tuple[Graph, Communities, int]:
+    """Commit a changed graph with fresh communities and view (and `extra` files: name -> bytes, None to
+    remove) as one generation; the search index and narrative become stale. Inside `ws.writer()`."""
+    config = ws.manifest().config
+    seed = config.get("seed", 0) if seed is None else seed
+    method = config.get("community_method", "louvain") if method is None else method
+    comms = detect_communities(graph, seed=seed, method=method)  # type: ignore[arg-type]
+    graph = assign_communities(graph, comms)
+    gen = ws.begin(step, config={"seed": seed, "community_method": method})
+    _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
+    _write_graph_outputs(gen, graph, comms, write_view=True, view_nodes=config.get("view_nodes", VIEW_NODES))
+    for name, data in extra:
+        if data is None:
+            gen.remove(name)
+        else:
+            gen.write_bytes(name, data)
+    return graph, comms, gen.commit()
+
+
+def communities(
+    workspace: Workspace | str | os.PathLike[str], *, seed: int = 0,
+    method: Literal["louvain", "leiden"] = "louvain", lock_timeout: float = 60.0,
+) -> Communities:
+    """Find the current graph's communities again (another seed or method): graph.json, communities.json and
+    graph.html are rewritten."""
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="communities"):
+        _, comms, _ = commit_graph(ws, read_graph(ws), step="communities", seed=seed, method=method)
+    return comms
+
+
+def view(workspace: Workspace | str | os.PathLike[str], *, max_nodes: int | None = None,
+         lock_timeout: float = 60.0) -> Path:
+    """Draw graph.html again from the current graph (`max_nodes`: the most connected entities shown)."""
+    from kgkit.views.graph import graph_html
+
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="view"):
+        nodes = ws.manifest().config.get("view_nodes", VIEW_NODES) if max_nodes is None else max_nodes
+        gen = ws.begin("view", config={"view_nodes": nodes})
+        gen.write_text(VIEW, graph_html(read_graph(ws), max_nodes=nodes))
+        gen.commit()
+    return ws.path(VIEW)
