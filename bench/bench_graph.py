@@ -32,9 +32,9 @@ def _measure_here(folder: Path, *, queries: int = 50, domain: str = "general") -
     import statistics
 
     from kgkit import io
+    from kgkit.io.importers import read_siftkg_extractions, read_siftkg_mentions
     from kgkit.stages.build import build_graph
     from kgkit.stages.communities import assign_communities, detect_communities
-    from kgkit.io.importers import read_siftkg_extractions, read_siftkg_mentions
     from kgkit.stages.topology import neighbourhood, topology
 
     figures: dict[str, Any] = {"dataset": str(folder)}

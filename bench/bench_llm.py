@@ -17,10 +17,11 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from kgkit.extractors.llm import LLMExtractor
 from kgkit.io.cache import Cache
-from kgkit.cli.llm import llm_extractor
+from kgkit.llm.options import LLMOptions
 from kgkit.testing.fake_llm import register_fake_provider
-from kgkit.workflows.pipeline import run_pipeline
+from kgkit.workflows.run import run as run_pipeline
 
 
 def make_corpus(root: Path) -> Path:
@@ -40,10 +41,10 @@ def main() -> None:
     docs = make_corpus(root)
 
     def once(ws: Path, cap: float):
-        ex = llm_extractor("kgkit-fake/bench", max_cost=cap, price_in=1.0, price_out=2.0, concurrency=8,
-                           max_tokens=512, cache=Cache(ws / "cache"))
+        ex = LLMExtractor.from_options(LLMOptions(model="kgkit-fake/bench", max_cost=cap, price_in=1.0, price_out=2.0,
+                                                  concurrency=8, max_tokens=512), cache=Cache(ws / "cache"))
         calls, start = handler.calls, time.perf_counter()
-        result = run_pipeline(docs, ws, extractor=ex, cache=Cache(ws / "cache"), max_chars=250, overlap_chars=0,
+        result = run_pipeline(ws, docs, extractor=ex, cache=Cache(ws / "cache"), max_chars=250, overlap_chars=0,
                               batch_size=256, write_view=False)
         return result, time.perf_counter() - start, handler.calls - calls, ex.client.ledger
 

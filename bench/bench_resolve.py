@@ -124,9 +124,9 @@ def policy_clusters(cands) -> dict[str, str]:
 
 def names_graph(rows: list[tuple[str, str]]):
     """A graph whose entities are the given (name, type) rows, one document per row (the real build stage)."""
-    from kgkit.stages.build import build_graph
     from kgkit.core.domain import parse_domain
     from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, TextExtraction
+    from kgkit.stages.build import build_graph
 
     types = sorted({t for _, t in rows} | {"Person", "Organization", "Other"})
     dom = parse_domain("name: bench\nentity_types: {" + ", ".join(f"{t}: x" for t in types) + "}")
@@ -140,7 +140,13 @@ def names_graph(rows: list[tuple[str, str]]):
 
 def read_siftkg(folder: Path):
     """sift-kg 0.9.0 extraction JSON -> kgkit DocumentExtractions (until kgkit.io.importers lands)."""
-    from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+    from kgkit.core.records import (
+        ChunkExtraction,
+        DocumentExtraction,
+        ExtractedEntity,
+        ExtractedRelation,
+        TextExtraction,
+    )
 
     docs = []
     for path in sorted(folder.glob("*.json")):
@@ -164,9 +170,9 @@ def read_siftkg(folder: Path):
 
 
 def part_a(work: Path) -> list[str]:
-    from kgkit.stages.build import build_graph
     from kgkit.core.domain import parse_domain
     from kgkit.core.names import entity_id
+    from kgkit.stages.build import build_graph
 
     out = work / "n2000"
     if not (out / "truth.json").exists():
@@ -396,8 +402,8 @@ def part_c() -> list[str]:
     import importlib.util
     import os
 
-    from kgkit.stages.embed import HashingEmbedder
     from kgkit.core.names import entity_id
+    from kgkit.stages.embed import HashingEmbedder
     from kgkit.stages.resolve import merge_candidates
 
     spec = importlib.util.spec_from_file_location("gen", SHARED / "bench" / "gen_extractions.py")

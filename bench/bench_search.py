@@ -96,7 +96,6 @@ def distractors(docs: list[dict], n: int, seed: int = 0) -> list[dict]:
 
 def kgkit_items(docs: list[dict]):
     from kgkit.stages.search import SearchItem
-    from kgkit.io.search_store import open_index
 
     return [SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"], document_id=d["id"],
                        documents=(d["id"],)) for d in docs]
@@ -228,7 +227,7 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
     from one thread and from 8 and 32 threads (their commits grouped); the fsync floor measured before and after."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from kgkit.stages.search import SearchIndex
+    from kgkit.io.search_store import open_index
 
     out = {"fsync_before": fsync_probe()}
     runs = [("full_no_embedder", None, "FULL"), ("normal_no_embedder", None, "NORMAL"),
@@ -259,7 +258,7 @@ def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
 
 def open_times(docs) -> dict:
     """Opening a stored keyword-only index of `docs`: rebuilt from the rows vs loaded from keyword.npz."""
-    from kgkit.stages.search import SearchIndex
+    from kgkit.io.search_store import open_index
 
     out = {}
     with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:

@@ -133,10 +133,10 @@ def kgkit_driver(folder: Path, work: Path) -> None:
     """Run in a fresh kgkit process: every step, one JSON line each."""
     t = time.perf_counter()
     from kgkit import io
-    from kgkit.stages.build import build_graph
-    from kgkit.stages.communities import assign_communities, detect_communities
     from kgkit.io.export import export_graph
     from kgkit.io.importers import read_siftkg_mentions
+    from kgkit.stages.build import build_graph
+    from kgkit.stages.communities import assign_communities, detect_communities
 
     _emit(step="import", seconds=round(time.perf_counter() - t, 3))
     dom = io.load_domain("general")

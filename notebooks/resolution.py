@@ -12,18 +12,18 @@ with app.setup:
     import pandas as pd
 
     from kgkit import io
-    from kgkit.stages.build import build_graph
+    from kgkit.extractors.offline import OfflineExtractor
     from kgkit.io.cache import Cache
+    from kgkit.io.decisions import read_decisions, write_decisions
+    from kgkit.stages.build import build_graph
     from kgkit.stages.chunk import chunk_document
     from kgkit.stages.communities import assign_communities, communities_of
     from kgkit.stages.embed import HashingEmbedder, embed_rows
     from kgkit.stages.extract import extract_texts, locate, merge_document
-    from kgkit.extractors.offline import OfflineExtractor
     from kgkit.stages.load import load_documents
-    from kgkit.io.decisions import read_decisions, write_decisions
     from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, pending
-    from kgkit.views.graph import graph_html
     from kgkit.views.cluster import cluster_html, cluster_points, kmeans_clusters, project
+    from kgkit.views.graph import graph_html
     from kgkit.views.widgets import ClusterMap, MergeReview, actions_to_decisions
 
     ROOT = Path(__file__).resolve().parent.parent
@@ -179,8 +179,7 @@ def write(all_decisions, autosave, save, workspace):
 
 @app.cell
 def apply(all_decisions, domain, graph):
-    _symmetric = {t for t, spec in domain.relation_types.items() if spec.symmetric}
-    applied = apply_decisions(graph, all_decisions, symmetric=_symmetric)
+    applied = apply_decisions(graph, all_decisions, symmetric=domain.symmetric_types())
     mo.ui.table(pd.DataFrame([{"graph": "before", **graph.summary()}, {"graph": "after", **applied.graph.summary()}]),
                 selection=None)
     return (applied,)

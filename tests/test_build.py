@@ -6,11 +6,18 @@ import random
 
 import pytest
 
-from kgkit.stages.build import build_graph
 from kgkit.core.domain import parse_domain
 from kgkit.core.graph import Graph
+from kgkit.core.records import (
+    ChunkExtraction,
+    DocumentExtraction,
+    ExtractedEntity,
+    ExtractedRelation,
+    Span,
+    TextExtraction,
+)
 from kgkit.io import dumps_json
-from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.stages.build import build_graph
 
 DOMAIN = parse_domain(
     """

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from kgkit.io.cache import Cache
 from kgkit.cli import app
-from kgkit.core.stage import stage
 from kgkit.core.records import TextExtraction
+from kgkit.core.stage import stage
+from kgkit.io.cache import Cache
 
 CALLS: list[list[str]] = []
 

@@ -5,8 +5,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgkit.stages.chunk import chunk_document, sentence_spans
 from kgkit.core.records import Document
+from kgkit.stages.chunk import chunk_document, sentence_spans
 
 TEXT = " ".join(f"Sentence number {i} talks about Mr. Smith and the U.S. Navy." for i in range(60))
 

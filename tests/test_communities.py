@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from kgkit.stages.build import build_graph
-from kgkit.stages.communities import assign_communities, communities_of, detect_communities, weighted_pairs
 from kgkit.core.domain import parse_domain
 from kgkit.core.graph import Graph
-from kgkit.io import dumps_json
 from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+from kgkit.io import dumps_json
+from kgkit.stages.build import build_graph
+from kgkit.stages.communities import assign_communities, communities_of, detect_communities, weighted_pairs
 
 DOMAIN = parse_domain("""
 name: t

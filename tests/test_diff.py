@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from kgkit.stages.diff import diff_extractions
 from kgkit.core.records import (
     Chunk,
     ChunkExtraction,
@@ -12,6 +11,7 @@ from kgkit.core.records import (
     Span,
     TextExtraction,
 )
+from kgkit.stages.diff import diff_extractions
 
 TEXT = "Ada Lovelace worked with Charles Babbage in London."
 

@@ -9,10 +9,10 @@ from typer.testing import CliRunner
 
 from kgkit import io
 from kgkit.cli import app
-from kgkit.stages.discover import discover_domain, domain_from_proposal, sample_texts
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
-from kgkit.testing.fake_llm import QueuedCompletion, register_fake_provider
+from kgkit.stages.discover import discover_domain, domain_from_proposal, sample_texts
 from kgkit.stages.discover.prompt import FALLBACK_TYPES, DiscoveryResponse
+from kgkit.testing.fake_llm import QueuedCompletion, register_fake_provider
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -15,13 +15,20 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.stages.build import build_graph
 from kgkit.core.domain import parse_domain
+from kgkit.core.records import (
+    ChunkExtraction,
+    DocumentExtraction,
+    ExtractedEntity,
+    ExtractedRelation,
+    Span,
+    TextExtraction,
+)
 from kgkit.io.export import FORMATS, export_graph, read_export
 from kgkit.io.export.neo4j import cypher_script, cypher_string
 from kgkit.io.export.networks import gexf, graphml
 from kgkit.io.export.rdf import entity_iri, rdf_text
-from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.stages.build import build_graph
 
 XSS = "<img src=x onerror=alert(1)>"
 CYPHER = "'); MATCH (n) DETACH DELETE n; //"

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.stages.build import Mentions, build_graph
 from kgkit.io.importers import kgkit_type, read_siftkg_extractions, read_siftkg_graph, read_siftkg_mentions
+from kgkit.stages.build import Mentions, build_graph
 
 FIXTURES = Path(__file__).parent / "fixtures" / "siftkg"
 HOSTILE = "Bobby \"Tables\" O'Brien <img src=x onerror=alert(1)>"

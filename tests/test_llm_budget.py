@@ -104,10 +104,11 @@ def test_refused_reservation_does_not_change_the_books():
 
 def test_pipeline_scenario_calls_per_chunk_and_no_overshoot_at_half_the_needed_budget(tmp_path):
     """The bench scenario in small: 20 documents, document context on, concurrency 8, a fake provider."""
+    from kgkit.extractors.llm import LLMExtractor
     from kgkit.io.cache import Cache
-    from kgkit.cli.llm import llm_extractor
+    from kgkit.llm.options import LLMOptions
     from kgkit.testing.fake_llm import register_fake_provider
-    from kgkit.workflows.pipeline import run_pipeline
+    from kgkit.workflows.run import run as run_pipeline
 
     register_fake_provider()
     docs = tmp_path / "docs"
@@ -117,9 +118,9 @@ def test_pipeline_scenario_calls_per_chunk_and_no_overshoot_at_half_the_needed_b
         (docs / f"doc{d:02d}.txt").write_text("\n\n".join(paras))
 
     def run(ws, cap):
-        ex = llm_extractor("kgkit-fake/bench", max_cost=cap, price_in=1.0, price_out=2.0, concurrency=8,
-                           max_tokens=512, cache=Cache(ws / "cache"))
-        result = run_pipeline(docs, ws, extractor=ex, cache=Cache(ws / "cache"), max_chars=120, overlap_chars=0,
+        ex = LLMExtractor.from_options(LLMOptions(model="kgkit-fake/bench", max_cost=cap, price_in=1.0, price_out=2.0,
+                                                  concurrency=8, max_tokens=512), cache=Cache(ws / "cache"))
+        result = run_pipeline(ws, docs, extractor=ex, cache=Cache(ws / "cache"), max_chars=120, overlap_chars=0,
                               batch_size=256, write_view=False)
         return result, ex.client.ledger
 

@@ -28,9 +28,9 @@ def offline(monkeypatch):
     return register_fake_provider()
 
 
-def run(*args: str) -> dict:
+def run(*args: str, exit_code: int = 0) -> dict:
     result = CliRunner().invoke(app, ["run", *args, "--json", "--no-view"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == exit_code, result.output
     return json.loads(result.stdout)
 
 
@@ -56,8 +56,10 @@ def test_run_with_a_model_extracts_reports_costs_and_reruns_for_free(corpus_copy
 
 def test_a_budget_too_small_gives_chunk_errors_and_a_bigger_one_retries_only_them(corpus_copy, tmp_path, offline):
     ws = tmp_path / "ws"
-    starved = run(str(corpus_copy), "-o", str(ws), *PRICED, "--max-cost", "0.000001", "--no-context")
+    starved = run(str(corpus_copy), "-o", str(ws), *PRICED, "--max-cost", "0.000001", "--no-context", exit_code=1)
     assert len(starved["chunk_errors"]) == starved["chunks"] and "budget:" in starved["chunk_errors"][0]
+    # every chunk failed: an error, never an empty success; nothing was committed
+    assert starved["outcome"] == "rejected" and not (ws / "graph.json").exists()
     assert starved["llm"]["spent_usd"] == 0 and starved["llm"]["refused"] == starved["chunks"]
     calls = offline.calls
     funded = run(str(corpus_copy), "-o", str(ws), *PRICED, "--max-cost", "0.50", "--no-context")

@@ -10,8 +10,9 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 from kgkit.io.cache import Cache
-from kgkit.llm import BudgetLedger, FakeClock, LLMClient, LLMSettings, RateLimiter, UnknownPrice, backoff_delay
+from kgkit.llm import BudgetLedger, LLMClient, LLMSettings, RateLimiter, UnknownPrice, backoff_delay
 from kgkit.llm.client import import_litellm
+from kgkit.testing.clock import FakeClock
 from kgkit.testing.fake_llm import QueuedCompletion
 
 litellm = import_litellm()

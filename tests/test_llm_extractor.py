@@ -8,15 +8,15 @@ import json
 
 import pytest
 
-from kgkit.io.cache import Cache
-from kgkit.stages.chunk import chunk_document
 from kgkit.core.domain import parse_domain
-from kgkit.stages.extract import Extractor, extract_texts
-from kgkit.extractors.llm import LLMExtractor
-from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
-from kgkit.testing.fake_llm import AnsweringCompletion, QueuedCompletion, fake_answer
-from kgkit.extractors.llm import prompt as extraction
 from kgkit.core.records import Document
+from kgkit.extractors.llm import LLMExtractor
+from kgkit.extractors.llm import prompt as extraction
+from kgkit.io.cache import Cache
+from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
+from kgkit.stages.chunk import chunk_document
+from kgkit.stages.extract import Extractor, extract_texts
+from kgkit.testing.fake_llm import AnsweringCompletion, QueuedCompletion, fake_answer
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -22,8 +22,10 @@ from corpus_builders import (
     write_good_corpus,
 )
 
-from kgkit.stages import load as load_module
+from kgkit.core.records import Document, DocumentError, RawFile, sha256_hex
+from kgkit.core.stage import stage_identity
 from kgkit.io import read_corpus, read_file
+from kgkit.stages import load as load_module
 from kgkit.stages.load import (
     DEFAULT_MAX_BYTES,
     DOCX_MEDIA_TYPE,
@@ -31,9 +33,8 @@ from kgkit.stages.load import (
     SUPPORTED_SUFFIXES,
     load_document,
     load_documents,
+    load_files,
 )
-from kgkit.core.stage import stage_identity
-from kgkit.core.records import Document, DocumentError, RawFile, sha256_hex
 
 
 def raw(path: str, data: bytes | str, **kwargs: object) -> RawFile:
@@ -133,8 +134,9 @@ def test_rename_keeps_sha256(tmp_path: Path) -> None:
     assert before.sha256 == after.sha256 and before.id != after.id
 
 
-def test_stage_identity() -> None:
+def test_stage_identity() -> None:  # part of every cache key: changing these invalidates existing caches
     assert stage_identity(load_document) == ("load_document", "1")
+    assert stage_identity(load_files) == ("load", "1")
 
 
 # --------------------------------------------------------------------------- text files
@@ -409,3 +411,42 @@ def test_read_file_problems(tmp_path: Path) -> None:
 def test_html_pre_keeps_its_lines() -> None:
     html = "<p>Code:</p><pre>line one\n  line two</pre><p>after</p>"
     assert load_ok("pre.html", html).text == "Code:\nline one\nline two\nafter"
+
+
+# --------------------------------------------------------------------------- package layout
+
+LOAD_PACKAGE = Path(load_module.__file__).parent
+FORMAT_MODULES = ("common", "text", "html", "pdf", "docx")
+
+
+def test_public_api_is_kept() -> None:
+    import importlib
+
+    expected = {"DEFAULT_MAX_BYTES", "DOCX_MAX_UNZIPPED_BYTES", "DOCX_MEDIA_TYPE", "MAX_HTML_DEPTH", "MEDIA_TYPES",
+                "SUPPORTED_SUFFIXES", "ErrorKind", "LoadFailure", "clean_text", "decode_text", "html_depth",
+                "html_text", "load_document", "load_documents", "load_files", "media_type_for"}  # fmt: skip
+    assert expected <= set(load_module.__all__)
+    assert all(hasattr(load_module, name) for name in load_module.__all__)
+    for name in FORMAT_MODULES:
+        module = importlib.import_module(f"kgkit.stages.load.{name}")
+        assert module.__doc__ and module.__doc__.strip(), name
+        assert module.__all__ and all(hasattr(module, n) for n in module.__all__), name
+    assert set(load_module._PARSERS) == set(load_module.MEDIA_TYPES.values()) == set(load_module._FORMAT_NAMES)
+
+
+def test_load_modules_import_no_privates_and_no_outer_layers() -> None:
+    import ast
+
+    forbidden = ("kgkit.io", "kgkit.cli", "kgkit.views", "kgkit.workflows")
+    for path in sorted(LOAD_PACKAGE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+                if node.module.startswith("kgkit"):
+                    assert not [a.name for a in node.names if a.name.startswith("_")], (path.name, node.module)
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                assert not any(name == f or name.startswith(f + ".") for f in forbidden), (path.name, name)

@@ -16,13 +16,15 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.io.cache import Cache
 from kgkit.cli import app
-from kgkit.core.graph import Graph, relation_id
+from kgkit.core.graph import Graph
+from kgkit.core.names import relation_id
+from kgkit.io.cache import Cache
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings, Price
 from kgkit.llm.client import import_litellm
-from kgkit.stages.narrate import Narrative, cited_sentences, narrate, narrate_workspace
+from kgkit.stages.narrate import Narrative, cited_sentences, narrate
 from kgkit.stages.narrate.prompt import CitedSentence
+from kgkit.workflows.narrate import narrate as narrate_workflow
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 litellm = import_litellm()
@@ -284,7 +286,7 @@ def test_markdown_escapes_document_text():
 
 def test_narrate_workspace_writes_markdown_and_json(tmp_path):
     io.save_graph(GRAPH, tmp_path / "graph.json")
-    paths = narrate_workspace(tmp_path)
+    paths = narrate_workflow(tmp_path).paths
     assert Path(paths["narrative"]).read_text().startswith("# Narrative")
     assert Narrative.from_json_dict(io.read_json(paths["narrative_json"])) == narrate(GRAPH)
 
@@ -301,7 +303,7 @@ def test_narrate_workspace_uses_communities_json_when_the_graph_has_none(tmp_pat
     membership = {e: "k9" for e in GRAPH.entities["id"]}  # one community, saved by `kgkit build`
     io.write_json(tmp_path / "communities.json", {"format": "kgkit.communities/1", "params": {"seed": 3},
                                                   "communities": [], "membership": membership})
-    narrate_workspace(tmp_path)
+    narrate_workflow(tmp_path)
     data = Narrative.from_json_dict(io.read_json(tmp_path / "narrative.json"))
     assert [c.community for c in data.communities] == ["k9"] and data.communities[0].size == len(GRAPH.entities)
 

@@ -64,8 +64,8 @@ def test_extraction_notebook_diffs_two_runs_and_reruns_from_cache(fixture_defs, 
 
 
 def test_resolution_notebook_saves_decisions_and_applies_them(fixture_defs, tmp_path):
-    from kgkit.stages.embed import HashingEmbedder
     from kgkit.io.decisions import read_decisions
+    from kgkit.stages.embed import HashingEmbedder
 
     defs = {**fixture_defs, "workspace": tmp_path / "ws", "autosave": True, "embedder": HashingEmbedder(dim=64)}
     first, _second, again = _run_twice("resolution.py", tmp_path, defs)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from kgkit.core.domain import Domain, parse_domain
-from kgkit.stages.extract import Extractor, extract_texts
+from kgkit.core.records import ExtractedRelation, TextExtraction
 from kgkit.extractors.offline import OfflineExtractor, split_text
 from kgkit.io import load_domain
-from kgkit.core.records import ExtractedRelation, TextExtraction
+from kgkit.stages.extract import Extractor, extract_texts
 
 DEMO_CORPUS = Path(__file__).resolve().parent.parent / "data" / "demo" / "sotu_1934_1946"
 

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgkit.io.cache import Cache
 from kgkit.cli import app
-from kgkit.io import load_domain, read_jsonl
-from kgkit.workflows.pipeline import run_pipeline
 from kgkit.core.records import ExtractedEntity, TextExtraction
+from kgkit.io import load_domain, read_jsonl
+from kgkit.io.cache import Cache
+from kgkit.workflows.run import run as run_workflow
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(corpus, ws, extractor, **kw):
-    return run_pipeline(corpus, ws, extractor=extractor, cache=Cache(ws / "cache"), **kw)
+    return run_workflow(ws, corpus, extractor=extractor, cache=Cache(ws / "cache"), **kw)
 
 
 def chunk_texts_of(result, path):

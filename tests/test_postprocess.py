@@ -3,11 +3,18 @@ what a person should look at, isolated entities stay unless pruning is asked for
 
 from __future__ import annotations
 
-from kgkit.stages.build import build_graph
 from kgkit.core.domain import parse_domain
+from kgkit.core.records import (
+    ChunkExtraction,
+    DocumentExtraction,
+    ExtractedEntity,
+    ExtractedRelation,
+    Span,
+    TextExtraction,
+)
 from kgkit.io import dumps_json
+from kgkit.stages.build import build_graph
 from kgkit.stages.postprocess import needs_review, postprocess
-from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
 
 DOMAIN = parse_domain(
     """

@@ -7,20 +7,20 @@ import pytest
 from test_resolve_fixtures import DOMAIN, corpus, graph
 
 from kgkit import io
-from kgkit.stages.build import build_graph
 from kgkit.core.graph import Graph
-from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, person_decision, undo
-from kgkit.stages.resolve.apply import _e, _r
-from kgkit.stages.resolve.decisions import Decision, JudgeAnswer
 from kgkit.io.decisions import DecisionFileError, dump_decisions, parse_decisions, read_decisions, write_decisions
+from kgkit.stages.build import build_graph
+from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, person_decision, undo
+from kgkit.stages.resolve.decisions import Decision, JudgeAnswer
+from kgkit.testing.builders import edge_row, entity_row
 
 AT = "2026-01-01T00:00:00+00:00"
 
 
 def _chain_graph() -> Graph:
-    ents = pd.DataFrame([_e("a", 1), _e("b", 1), _e("c", 1), _e("x", 1), _e("y", 1)])
-    rels = pd.DataFrame([_r("a", "x", support=2, confidence=0.5), _r("b", "x", confidence=0.5), _r("c", "y"),
-                         _r("y", "a", "OTHER"), _r("a", "b", "PEER")])
+    ents = pd.DataFrame([entity_row("a"), entity_row("b"), entity_row("c"), entity_row("x"), entity_row("y")])
+    rels = pd.DataFrame([edge_row("a", "x", support=2, confidence=0.5), edge_row("b", "x", confidence=0.5), edge_row("c", "y"),
+                         edge_row("y", "a", "OTHER"), edge_row("a", "b", "PEER")])
     return Graph.empty().replace(entities=ents, relations=rels)
 
 
@@ -64,8 +64,8 @@ def test_provenance_follows_merged_entities_and_relations():
 
 
 def test_rejected_relation_goes_in_the_stated_direction_only():
-    ents = pd.DataFrame([_e("a", 1), _e("b", 1)])
-    rels = pd.DataFrame([_r("a", "b", "LIKES"), _r("b", "a", "LIKES"), _r("a", "b", "KNOWS")])
+    ents = pd.DataFrame([entity_row("a"), entity_row("b")])
+    rels = pd.DataFrame([edge_row("a", "b", "LIKES"), edge_row("b", "a", "LIKES"), edge_row("a", "b", "KNOWS")])
     g = Graph.empty().replace(entities=ents, relations=rels)
     one_way = apply_decisions(g, [person_decision("reject_relation", ("a", "b"), relation_type="LIKES")])
     assert set(zip(one_way.graph.relations["source"], one_way.graph.relations["type"])) == {("b", "LIKES"), ("a", "KNOWS")}
@@ -126,11 +126,10 @@ def test_judge_decides_only_what_the_policy_leaves():
             asked.append(c)
             return JudgeAnswer(same=False, why="different people")
 
-    from kgkit.stages.resolve.candidates import _ent
 
-    g = Graph.empty().replace(entities=pd.DataFrame([_ent("P:jane smith", "Jane Smith", "Person", 3),
-        _ent("P:john smith", "John Smith", "Person", 3), _ent("P:j smith", "J. Smith", "Person", 1),
-        _ent("P:dr jane smith", "Dr. Jane Smith", "Person", 1)]))
+    g = Graph.empty().replace(entities=pd.DataFrame([entity_row("P:jane smith", "Jane Smith", "Person", 3),
+        entity_row("P:john smith", "John Smith", "Person", 3), entity_row("P:j smith", "J. Smith", "Person", 1),
+        entity_row("P:dr jane smith", "Dr. Jane Smith", "Person", 1)]))
     decisions = decide(merge_candidates(g), judge=Judge(), at=AT)
     assert asked and all(c.verdict == "ambiguous" or c.score < 0.9 for c in asked)
     assert all(c.source_type == c.target_type for c in asked)

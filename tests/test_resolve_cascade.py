@@ -7,16 +7,16 @@ import pandas as pd
 import pytest
 from test_resolve_fixtures import graph
 
-from kgkit.stages.embed import HashingEmbedder
 from kgkit.core.graph import Graph
+from kgkit.stages.embed import HashingEmbedder
 from kgkit.stages.resolve import ResolveConfig, identify, match_key, merge_candidates
-from kgkit.stages.resolve.candidates import _ent
 from kgkit.stages.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
 from kgkit.stages.resolve.keys import information_bits, initials_rule
+from kgkit.testing.builders import entity_row
 
 
 def _graph(rows):
-    return Graph.empty().replace(entities=pd.DataFrame([_ent(*r) for r in rows]))
+    return Graph.empty().replace(entities=pd.DataFrame([entity_row(*r) for r in rows]))
 
 
 @pytest.mark.parametrize("a, b, typ", [

@@ -11,18 +11,19 @@ from kgkit import io
 from kgkit.cli import app
 from kgkit.core.graph import Graph
 from kgkit.io.decisions import read_decisions
-from kgkit.stages.resolve.candidates import _ent
+from kgkit.testing.builders import entity_row
+from kgkit.workflows.run import import_graph
 
 
 def _ambiguous_graph() -> Graph:
     return Graph.empty().replace(entities=pd.DataFrame([
-        _ent("Person:jane smith", "Jane Smith", "Person", 3), _ent("Person:john smith", "John Smith", "Person", 3),
-        _ent("Person:j smith", "J. Smith", "Person", 1), _ent("Person:dr jane smith", "Dr. Jane Smith", "Person", 1)]))
+        entity_row("Person:jane smith", "Jane Smith", "Person", 3), entity_row("Person:john smith", "John Smith", "Person", 3),
+        entity_row("Person:j smith", "J. Smith", "Person", 1), entity_row("Person:dr jane smith", "Dr. Jane Smith", "Person", 1)]))
 
 
 def test_resolve_review_apply_undo(tmp_path):
     ws = tmp_path / "ws"
-    io.save_graph(_ambiguous_graph(), ws / "graph.json")
+    import_graph(ws, _ambiguous_graph(), write_view=False)  # a workspace's graph: communities found, committed
     before = (ws / "graph.json").read_bytes()
     runner = CliRunner()
     result = runner.invoke(app, ["resolve", "-w", str(ws), "--json"])

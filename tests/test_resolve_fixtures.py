@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kgkit.stages.build import build_graph
 from kgkit.core.domain import parse_domain
 from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+from kgkit.stages.build import build_graph
 
 DOMAIN = parse_domain("""
 name: er-test

@@ -7,18 +7,18 @@ import pytest
 
 from kgkit.core.graph import Graph
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
-from kgkit.testing.fake_llm import QueuedCompletion
 from kgkit.stages.resolve import decide, merge_candidates
-from kgkit.stages.resolve.candidates import _ent
 from kgkit.stages.resolve.judge import LLMJudge
+from kgkit.testing.builders import entity_row
+from kgkit.testing.fake_llm import QueuedCompletion
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 def _graph() -> Graph:
     return Graph.empty().replace(entities=pd.DataFrame([
-        _ent("P:jane smith", "Jane Smith", "Person", 3), _ent("P:john smith", "John Smith", "Person", 3),
-        _ent("P:j smith", "J. Smith", "Person", 1)]))
+        entity_row("P:jane smith", "Jane Smith", "Person", 3), entity_row("P:john smith", "John Smith", "Person", 3),
+        entity_row("P:j smith", "J. Smith", "Person", 1)]))
 
 
 def _client(queue, ledger=None) -> tuple[LLMClient, QueuedCompletion]:

@@ -42,12 +42,12 @@ def workspace(tmp_path_factory):
     from conftest import FIXTURE_CORPUS
 
     from kgkit import io
-    from kgkit.workflows.pipeline import run_pipeline
+    from kgkit.workflows.run import run
 
     base = tmp_path_factory.mktemp("search")
     corpus, ws = base / "corpus", base / "ws"
     shutil.copytree(FIXTURE_CORPUS, corpus)
-    graph = run_pipeline(corpus, ws, extractor=CapitalisedWords(), write_view=False).graph
+    graph = run(ws, corpus, extractor=CapitalisedWords(), write_view=False).graph
     relations = graph.relations.assign(created_at="2024-01-01T00:00:00")
     io.save_graph(graph.replace(relations=relations), ws / "graph.json")
     runner = CliRunner()

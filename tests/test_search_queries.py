@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from test_search_fusion import graph_items
 
+from kgkit.io.search_store import open_index
 from kgkit.stages.embed import HashingEmbedder
 from kgkit.stages.search import SearchIndex
-from kgkit.io.search_store import open_index
 
 AWKWARD = [
     "", "   ", "\n\t", "the of and", "a", "*", "**", '"', '"unbalanced', "'", "NEAR(", 'NEAR("ada" "babbage", 2)',

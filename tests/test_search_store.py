@@ -15,9 +15,9 @@ import pytest
 from test_search_fusion import graph_items
 
 from kgkit.io.cache import Cache
+from kgkit.io.search_store import open_index
 from kgkit.stages.embed import HashingEmbedder
 from kgkit.stages.search import SearchIndex, SearchItem
-from kgkit.io.search_store import open_index
 
 QUERIES = ["Ada Lovelace", "machine notes", "Babbage designed engine", "never finished", "person"]
 ROOT = Path(__file__).resolve().parent.parent

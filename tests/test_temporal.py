@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-from kgkit.stages.build import build_graph
 from kgkit.core.domain import parse_domain
-from kgkit.io import dumps_json
-from kgkit.stages.temporal import resolve_conflicts
 from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedRelation, TextExtraction
+from kgkit.io import dumps_json
+from kgkit.stages.build import build_graph
+from kgkit.stages.temporal import resolve_conflicts
 
 DOMAIN = parse_domain(
     """

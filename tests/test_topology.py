@@ -6,12 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from kgkit.core.domain import parse_domain
+from kgkit.core.graph import Graph
+from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities
-from kgkit.core.domain import parse_domain
-from kgkit.core.graph import Graph, _rel
 from kgkit.stages.topology import find_entities, neighbourhood, topology
-from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+from kgkit.testing.builders import relation_row
 
 DOMAIN = parse_domain("""
 name: t
@@ -137,7 +138,7 @@ def test_ambiguous_names_are_listed_not_walked():
 
 def test_documents_never_come_back_as_entities():
     # a relation pointing at a document (as sift-kg's MENTIONED_IN does) is not walked
-    extra = pd.DataFrame([{**_rel("rel:doc", None, None), "source": "Person:zed", "target": "doc:1"}])
+    extra = pd.DataFrame([{**relation_row("rel:doc"), "source": "Person:zed", "target": "doc:1"}])
     g = GRAPH.replace(relations=pd.concat([GRAPH.relations, extra], ignore_index=True))
     assert neighbourhood(g, "doc:1").status == "not_found"
     hood = neighbourhood(g, "Person:zed", depth=2)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from kgkit.stages.diff import diff_extractions
 from kgkit.core.records import (
     Chunk,
     ChunkExtraction,
@@ -14,6 +13,7 @@ from kgkit.core.records import (
     Span,
     TextExtraction,
 )
+from kgkit.stages.diff import diff_extractions
 from kgkit.views.diff import diff_html, highlight
 
 XSS = "<script>alert(1)</script>"

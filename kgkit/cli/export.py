@@ -1,4 +1,4 @@
-"""CLI commands for exports and sift-kg import; registered on kgkit.cli.app when kgkit.cli is imported.
+"""`kgkit export | import-siftkg`: a graph to another tool's format; a sift-kg project into a workspace.
 
     kgkit export FORMAT --graph GRAPH.json -o DEST      one of: json cytoscape graphml gexf csv parquet sqlite
                                                         cypher neo4j-csv turtle json-ld
@@ -13,41 +13,35 @@ from pathlib import Path
 
 import typer
 
-from kgkit.cli import app
+from kgkit.cli import options as o
 
 EXPORT_FORMATS = ("json", "cytoscape", "graphml", "gexf", "csv", "parquet", "sqlite", "cypher", "neo4j-csv",
                   "turtle", "json-ld")
 
 
-@app.command("export")
 def export(
     fmt: str = typer.Argument(..., metavar="FORMAT", help=f"One of: {', '.join(EXPORT_FORMATS)}."),
-    graph: Path = typer.Option(..., "--graph", "-g", help="graph.json written by `kgkit run` or `kgkit build`."),
+    graph: Path = typer.Option(..., "--graph", "-g", help="A workspace, or a graph.json file."),
     output: Path = typer.Option(..., "-o", "--output", help="File (or folder, for csv, parquet, neo4j-csv) to write."),
 ) -> None:
     """Export a saved graph to another tool's format (Gephi, Neo4j, Cytoscape, rdflib, SQL, pandas)."""
     if fmt not in EXPORT_FORMATS:
         typer.echo(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_FORMATS)}", err=True)
         raise typer.Exit(2)
-    if not graph.is_file():
-        typer.echo(f"no such graph file: {graph}", err=True)
-        raise typer.Exit(2)
-    from kgkit import io
     from kgkit.io.export import export_graph
 
-    for path in export_graph(io.load_graph(graph), fmt, output):
+    for path in export_graph(o.read_graph_arg(graph), fmt, output):
         typer.echo(str(path))
 
 
-@app.command("import-siftkg")
 def import_siftkg(
     source: Path = typer.Argument(..., help="A sift-kg output folder (graph_data.json and/or extractions/)."),
-    output: Path = typer.Option(..., "-o", "--output", help="Workspace folder to write graph.json (+ graph.html)."),
+    output: Path = o.OUTPUT,
     from_extractions: bool = typer.Option(
         False, "--from-extractions", help="Rebuild from extractions/*.json with kgkit instead of reading graph_data.json."),
-    domain: str = typer.Option("general", "--domain", "-d", help="Domain for --from-extractions (name or YAML path)."),
-    no_view: bool = typer.Option(False, "--no-view", help="Do not write graph.html."),
-    view_nodes: int = typer.Option(400, help="Most-connected entities shown in graph.html."),
+    domain: str = o.DOMAIN,
+    no_view: bool = o.NO_VIEW,
+    view_nodes: int = o.VIEW_NODES,
 ) -> None:
     """Move a sift-kg 0.9.0 project over: its graph (or its extractions, rebuilt by kgkit) -> graph.json."""
     from kgkit import io
@@ -67,14 +61,14 @@ def import_siftkg(
         graph = build_graph(extractions, domain=io.load_domain(domain))
     else:
         graph = read_siftkg_graph(graph_file)
-    output.mkdir(parents=True, exist_ok=True)
-    io.save_graph(graph, output / "graph.json")
-    typer.echo(str(output / "graph.json"))
-    if not no_view:
-        from kgkit.views.graph import graph_html
+    from kgkit.workflows.run import import_graph
 
-        io.atomic_write_text(output / "graph.html", graph_html(graph, max_nodes=view_nodes, title="sift-kg import"))
-        typer.echo(str(output / "graph.html"))
+    ws = o.open_workspace(output, create=True)
+    with o.workspace_errors():
+        graph, _ = import_graph(ws, graph, write_view=not no_view, max_view_nodes=view_nodes)
+    typer.echo(str(ws.path("graph.json")))
+    if not no_view:
+        typer.echo(str(ws.path("graph.html")))
     s = graph.summary()
     typer.echo(f"{s['entities']} entities, {s['relations']} relations, {s['documents']} documents"
                + (f", {len(errors)} failed extractions" if errors else ""))

@@ -1,4 +1,4 @@
-"""`kgkit narrate`: a graph's narrative as Markdown (+ JSON data), registered on `kgkit.cli.app` when imported.
+"""`kgkit narrate`: a graph's narrative as Markdown (+ JSON data): the narrate workflow.
 
     kgkit narrate GRAPH -o narrative.md                                   extractive, offline
     kgkit narrate GRAPH -o narrative.md --model openai/gpt-4o-mini --max-cost 0.10
@@ -15,20 +15,19 @@ from pathlib import Path
 
 import typer
 
-from kgkit.cli import app
+from kgkit.cli import options as o
 
 
-@app.command("narrate")
 def narrate_command(
-    graph: Path = typer.Argument(..., help="graph.json (or a workspace holding it)."),
+    graph: Path = typer.Argument(..., help="A workspace, or a graph.json file."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Markdown file to write (narrative.json is written beside it). Default: narrative.md beside the graph."),
-    model: str | None = typer.Option(None, "--model", "-m", help="Write with this litellm model; extractive (offline) without it."),
-    max_cost: float | None = typer.Option(None, "--max-cost", help="Hard budget cap in dollars for every narration request."),
-    price_in: float | None = typer.Option(None, "--price-in", help="Input price, dollars per 1M tokens (unlisted models)."),
-    price_out: float | None = typer.Option(None, "--price-out", help="Output price, dollars per 1M tokens."),
-    free: bool = typer.Option(False, "--free", help="A local model (Ollama, vLLM): no price, no cost."),
-    api_base: str | None = typer.Option(None, "--api-base", help="Provider URL (e.g. http://localhost:11434)."),
-    concurrency: int = typer.Option(8, "--concurrency", help="LLM requests in flight at most."),
+    model: str | None = o.MODEL,
+    max_cost: float | None = o.MAX_COST,
+    price_in: float | None = o.PRICE_IN,
+    price_out: float | None = o.PRICE_OUT,
+    free: bool = o.FREE,
+    api_base: str | None = o.API_BASE,
+    concurrency: int = o.CONCURRENCY,
     cache: Path | None = typer.Option(None, help="Cache folder (default: the graph's workspace/cache)."),
     top_entities: int = typer.Option(10, "--entities", help="Most connected entities to describe."),
     chains: int = typer.Option(5, "--chains", help="Relationship chains to tell."),
@@ -40,30 +39,25 @@ def narrate_command(
     """Write an overview, the main relationship chains, a timeline, entity descriptions and community labels,
     every sentence citing its relations and documents."""
     from kgkit.io.cache import Cache
-    from kgkit.cli.llm import LLMOptionError, llm_client
-    from kgkit.workflows.narrate import narrate_workspace
+    from kgkit.workflows.narrate import narrate
 
-    path = graph / "graph.json" if graph.is_dir() else graph
-    if not path.is_file():
-        typer.echo(f"no such graph: {path}", err=True)
-        raise typer.Exit(2)
-    workspace = path.parent
-    store = Cache(cache if cache is not None else workspace / "cache")
-    client = None
-    if model is not None:
-        try:
-            client = llm_client(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
-                                concurrency=concurrency, api_base=api_base, cache=store, max_tokens=1024)
-        except LLMOptionError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+    ws, file = o.workspace_and_graph(graph)
+    if ws is None:  # a graph file outside a workspace: its folder holds cache and outputs
+        ws = o.open_workspace(file.parent, create=False)  # type: ignore[union-attr]
+    store = Cache(cache if cache is not None else ws.cache_dir)
+    with o.workspace_errors():
+        options = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                                concurrency=concurrency, api_base=api_base, max_tokens=1024)
+        client = None if options is None else options.client(cache=store)
     try:
-        paths = narrate_workspace(workspace, graph=path, output=output or workspace / "narrative.md", llm=client,
-                                  cache=store, seed=seed, top_entities=top_entities, chains=chains,
-                                  timeline=timeline, llm_communities=llm_communities)
+        told = narrate(ws, graph=None if file is None else o.read_graph_arg(file), output=output, llm=client,
+                       cache=store, seed=seed, top_entities=top_entities, chains=chains, timeline=timeline,
+                       llm_communities=llm_communities)
+    except FileNotFoundError:
+        o.fail(f"no graph in {graph} (run `kgkit run DOCS -o {graph}` first)")
     except ValueError as exc:
-        typer.echo(f"cannot narrate {path}: {exc}", err=True)
-        raise typer.Exit(2) from None
+        o.fail(f"cannot narrate {graph}: {exc}")
+    paths = told.paths
     from kgkit import io
 
     data = io.read_json(paths["narrative_json"])

@@ -1,59 +1,32 @@
-"""`kgkit resolve | review | apply | undo`: entity resolution from the command line (registers on kgkit.cli.app).
+"""`kgkit resolve | review | apply | undo`: entity resolution from the command line, one workflow each.
 
-    kgkit resolve -w WS      candidates for WS/graph.json -> WS/resolve/candidates.jsonl; policy decisions
+    kgkit resolve -w WS      candidates for the graph -> WS/resolve/candidates.jsonl; policy decisions
                              -> WS/decisions.yaml (person decisions in it are kept as they are)
     kgkit review -w WS       a terminal review of the pending candidates: merge / keep apart / skip / quit
-    kgkit apply -w WS        apply WS/decisions.yaml to WS/graph.json; journal -> WS/journal/NNNN.json
+    kgkit apply -w WS        apply WS/decisions.yaml: merged graph, journal WS/journal/NNNN.json, communities, view
     kgkit undo -w WS         restore the graph as it was before the last apply (byte for byte)
-
-Heavy imports stay inside the commands (`import kgkit.cli` must not import pandas).
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from kgkit.cli import app
+from kgkit.cli import options as o
 
-_WS = typer.Option(..., "-w", "--workspace", help="Workspace folder (holds graph.json, decisions.yaml).")
-_GRAPH = typer.Option(None, "--graph", help="Graph file (default: WORKSPACE/graph.json).")
-
-
-def _now() -> str:
-    from datetime import datetime
-
-    return datetime.now(UTC).isoformat(timespec="seconds")
+__all__ = ["apply_cmd", "resolve_cmd", "review_cmd", "undo_cmd"]
 
 
-def _graph_path(workspace: Path, graph: Path | None) -> Path:
-    path = graph or workspace / "graph.json"
-    if not path.exists():
-        typer.echo(f"no graph at {path} (run `kgkit run DOCS -o {workspace}` first)", err=True)
-        raise typer.Exit(2)
-    return path
-
-
-def _decisions(workspace: Path) -> list:
-    from kgkit.io.decisions import DecisionFileError, read_decisions
-
-    try:
-        return read_decisions(workspace)
-    except DecisionFileError as exc:
-        typer.echo(f"decisions file error: {exc}\nnothing was changed", err=True)
-        raise typer.Exit(2) from None
-
-
-class _CachedEmbedder:
+class CachedEmbedder:
     """An embedder whose vectors go through the workspace cache, one entry per text (kgkit.stages.embed.embed_rows)."""
 
-    def __init__(self, inner, cache) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, inner: Any, cache: Any) -> None:
         self.inner, self.cache, self.id, self.dim = inner, cache, inner.id, inner.dim
 
-    def __call__(self, texts):  # type: ignore[no-untyped-def]
+    def __call__(self, texts: Any) -> Any:
         import numpy as np
 
         from kgkit.stages.embed import embed_rows
@@ -62,56 +35,39 @@ class _CachedEmbedder:
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, self.dim), dtype=np.float32)
 
 
-def _symmetric(graph_meta: dict, domain: str | None) -> set[str]:
-    """Relation types the domain declares symmetric (the --domain given, else the graph's bundled domain)."""
-    from kgkit import io
-    from kgkit.core.domain import DomainError
+def _decision_errors() -> Any:
+    from kgkit.io.decisions import DecisionFileError
 
-    name = domain or graph_meta.get("domain_name")
-    if not name:
-        return set()
-    try:
-        dom = io.load_domain(name)
-    except DomainError:
-        if domain:
-            raise
-        return set()
-    return {t for t, spec in dom.relation_types.items() if spec.symmetric}
+    return DecisionFileError
 
 
-@app.command("resolve")
 def resolve_cmd(
-    workspace: Path = _WS,
-    graph: Path | None = _GRAPH,
+    workspace: Path = o.WORKSPACE,
     embed: str = typer.Option("none", help="Embedding-neighbour step: none, hashing (lexical, no torch) or minilm "
                               "(vectors cached in WORKSPACE/cache)."),
     auto_accept: float = typer.Option(0.9, help="Policy: merge unique same-type candidates scoring at least this."),
     margin: float = typer.Option(0.05, help="A best match must lead the runner-up by this, else it is ambiguous."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: bool = o.JSON,
+    lock_timeout: float = o.LOCK_TIMEOUT,
 ) -> None:
     """Find merge candidates and let the policy decide the clear ones; person decisions are kept."""
-    from kgkit import io
     from kgkit.io.cache import Cache
     from kgkit.stages.embed import HashingEmbedder, MiniLMEmbedder
-    from kgkit.stages.resolve import ResolveConfig, decide, merge_candidates, pending
-    from kgkit.stages.resolve.decisions import Policy
-    from kgkit.io.decisions import write_candidates, write_decisions
+    from kgkit.workflows.resolve import resolve
 
     embedders = {"none": None, "hashing": HashingEmbedder, "minilm": MiniLMEmbedder}
     if embed not in embedders:
         raise typer.BadParameter(f"--embed must be one of {sorted(embedders)}")
-    g = io.load_graph(_graph_path(workspace, graph))
-    existing = _decisions(workspace)
+    ws = o.open_workspace(workspace)
     factory = embedders[embed]
-    embedder = _CachedEmbedder(factory(), Cache(workspace / "cache")) if factory else None
-    candidates = merge_candidates(g, config=ResolveConfig(margin=margin, auto_accept=auto_accept), embedder=embedder)
-    decisions = decide(candidates, decisions=existing, policy=Policy(auto_accept=auto_accept), at=_now())
-    write_candidates(workspace, candidates)
-    path = write_decisions(workspace, decisions)
-    todo = pending(candidates, decisions)
-    summary = {"candidates": len(candidates), "policy_merges": sum(d.decided_by == "policy" for d in decisions),
-               "person_decisions": sum(d.decided_by == "person" for d in decisions), "pending_review": len(todo),
-               "ambiguous": sum(c.verdict == "ambiguous" for c in candidates), "decisions_file": str(path)}
+    embedder = CachedEmbedder(factory(), Cache(ws.cache_dir)) if factory else None
+    with o.workspace_errors():
+        try:
+            found = resolve(ws, embedder=embedder, auto_accept=auto_accept, margin=margin, at=o.now(),
+                            lock_timeout=lock_timeout)
+        except _decision_errors() as exc:
+            o.fail(f"decisions file error: {exc}\nnothing was changed")
+    summary = {**found.summary(), "decisions_file": str(ws.path("decisions.yaml"))}
     if as_json:
         typer.echo(json.dumps(summary, indent=2, sort_keys=True))
     else:
@@ -119,9 +75,8 @@ def resolve_cmd(
             typer.echo(f"{key:18s} {value}")
 
 
-@app.command("review")
 def review_cmd(
-    workspace: Path = _WS,
+    workspace: Path = o.WORKSPACE,
     limit: int = typer.Option(20, help="Ask about at most this many candidates."),
     who: str | None = typer.Option(None, help="Your name, recorded with each decision."),
 ) -> None:
@@ -132,15 +87,18 @@ def review_cmd(
     from rich.table import Table
 
     from kgkit.stages.resolve import pending, person_decision
-    from kgkit.io.decisions import read_candidates, write_decisions
+    from kgkit.workflows.resolve import candidates, decisions, record
 
     console = Console()
-    candidates = read_candidates(workspace)
-    if not candidates:
-        console.print(f"no candidates in {workspace} (run `kgkit resolve -w {workspace}` first)")
+    ws = o.open_workspace(workspace)
+    found = candidates(ws)
+    if not found:
+        console.print(f"no candidates in {escape(str(workspace))} (run `kgkit resolve -w {escape(str(workspace))}` first)")
         raise typer.Exit(1)
-    decisions = _decisions(workspace)
-    todo = pending(candidates, decisions)[:limit]
+    try:
+        todo = pending(found, decisions(ws))[:limit]
+    except _decision_errors() as exc:
+        o.fail(f"decisions file error: {exc}\nnothing was changed")
     console.print(f"{len(todo)} candidate(s) to review")
     done = 0
     for n, c in enumerate(todo, 1):
@@ -158,58 +116,47 @@ def review_cmd(
             continue
         note = Prompt.ask("note (why)", default="", console=console)
         kind = "merge" if answer == "m" else "keep_apart"
-        decisions = [d for d in decisions if d.pair_key != ("pair", *sorted((c.source, c.target)))]
-        decisions.append(person_decision(kind, (c.source, c.target), why=note or f"review: {c.reasons[0]}",
-                                         who=who, at=_now()))
-        write_decisions(workspace, decisions)
+        record(ws, [person_decision(kind, (c.source, c.target), why=note or f"review: {c.reasons[0]}", who=who,
+                                    at=o.now())])
         done += 1
-    console.print(f"recorded {done} decision(s); run `kgkit apply -w {workspace}` to apply them")
+    console.print(f"recorded {done} decision(s); run `kgkit apply -w {escape(str(workspace))}` to apply them")
 
 
-@app.command("apply")
 def apply_cmd(
-    workspace: Path = _WS,
-    graph: Path | None = _GRAPH,
+    workspace: Path = o.WORKSPACE,
     domain: str | None = typer.Option(None, help="Domain whose symmetric relation types reject both ways."),
+    lock_timeout: float = o.LOCK_TIMEOUT,
 ) -> None:
-    """Apply the accepted decisions to the graph; write the journal that `kgkit undo` uses."""
-    from kgkit import io
-    from kgkit.stages.resolve import apply_decisions
-    from kgkit.io.decisions import write_journal
+    """Apply the accepted decisions to the graph; write the journal that `kgkit undo` uses; communities and the
+    view are refreshed, the search index and narrative marked stale."""
+    from kgkit.workflows.resolve import apply
 
-    path = _graph_path(workspace, graph)
-    g = io.load_graph(path)
-    decisions = _decisions(workspace)
-    out = apply_decisions(g, decisions, symmetric=_symmetric(g.meta, domain))
-    applied = [e for e in out.journal.entries if e.status == "applied"]
-    if out.journal.before_sha256 == out.journal.after_sha256:
+    ws = o.open_workspace(workspace)
+    with o.workspace_errors():
+        try:
+            done = apply(ws, domain=domain, lock_timeout=lock_timeout)
+        except _decision_errors() as exc:
+            o.fail(f"decisions file error: {exc}\nnothing was changed")
+    if not done.changed:
         typer.echo("nothing to apply: the graph already reflects every decision")
         return
-    journal_path = write_journal(workspace, out.journal)
-    io.save_graph(out.graph, path)
-    typer.echo(f"applied {len(applied)} decision(s): {len(out.mapping)} entities merged away; "
-               f"{len(g.entities)} -> {len(out.graph.entities)} entities, {len(g.relations)} -> "
-               f"{len(out.graph.relations)} relations\njournal {journal_path}")
+    typer.echo(f"applied {done.applied} decision(s): {done.merged_away} entities merged away; "
+               f"{len(done.before.entities)} -> {len(done.graph.entities)} entities, {len(done.before.relations)} -> "
+               f"{len(done.graph.relations)} relations\njournal {ws.path(done.journal)}")
 
 
-@app.command("undo")
-def undo_cmd(workspace: Path = _WS, graph: Path | None = _GRAPH) -> None:
+def undo_cmd(workspace: Path = o.WORKSPACE, lock_timeout: float = o.LOCK_TIMEOUT) -> None:
     """Restore the graph as it was before the last `kgkit apply` (byte-identical)."""
-    from kgkit import io
-    from kgkit.stages.resolve import undo
-    from kgkit.io.decisions import journal_paths, read_journal
+    from kgkit.io.workspace import WorkspaceError
+    from kgkit.workflows.resolve import undo
 
-    paths = journal_paths(workspace)
-    if not paths:
-        typer.echo("nothing to undo", err=True)
-        raise typer.Exit(1)
-    path = _graph_path(workspace, graph)
-    journal = read_journal(paths[-1])
+    ws = o.open_workspace(workspace)
+    if not ws.journal_names():
+        o.fail("nothing to undo", code=1)
     try:
-        restored = undo(io.load_graph(path), journal)
+        done = undo(ws, lock_timeout=lock_timeout)
     except ValueError as exc:
-        typer.echo(f"cannot undo {paths[-1].name}: {exc}", err=True)
-        raise typer.Exit(2) from None
-    io.save_graph(restored, path)
-    paths[-1].rename(paths[-1].with_name(f"{paths[-1].stem}.undone-{journal.after_sha256[:12]}.json"))
-    typer.echo(f"undone {paths[-1].name}: {path} restored")
+        o.fail(f"cannot undo {ws.journal_names()[-1]}: {exc}")
+    except WorkspaceError as exc:
+        o.fail(f"error: {exc}")
+    typer.echo(f"undone {done.journal}: {ws.path('graph.json')} restored")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from kgkit.cli import app
+from kgkit.cli import options as o
 
 EMBEDDERS = ("minilm", "hashing", "none")
 
@@ -33,60 +33,28 @@ def _embedder(name: str):
     raise typer.BadParameter(f"embedder is one of {', '.join(EMBEDDERS)}")
 
 
-@app.command("index")
 def index_command(
-    docs: Path | None = typer.Argument(None, help="The corpus folder the workspace was built from: its chunks are indexed."),
-    workspace: Path = typer.Option(..., "-w", "--workspace", help="Workspace (graph.json from `kgkit run`); the index goes to WORKSPACE/index."),
+    docs: Path | None = typer.Argument(None, help="The corpus to index (default: the folder the workspace's last run read)."),
+    workspace: Path = o.WORKSPACE,
     embedder: str = typer.Option("minilm", help="Dense channel embedder: minilm, hashing or none."),
-    chunk_chars: int = typer.Option(2000, help="Maximum characters per chunk (use the value given to `kgkit run`)."),
-    overlap_chars: int = typer.Option(200, help="Overlap between chunks (as for `kgkit run`)."),
+    lock_timeout: float = o.LOCK_TIMEOUT,
 ) -> None:
-    """Add or update the workspace's search index: entities and relations from graph.json, chunks from DOCS.
-    Unchanged items are skipped, changed ones replaced, items no longer there removed; prints counts as JSON."""
-    from kgkit import io
-    from kgkit.io.cache import Cache
-    from kgkit.stages.chunk import chunk_document
-    from kgkit.workflows.pipeline import load_corpus
-    from kgkit.stages.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
-    from kgkit.io.search_store import open_index
+    """Add or update the workspace's search index: entities and relations of its graph, chunks of its corpus
+    (cut with the sizes the run used). Unchanged items are skipped, changed ones replaced, items no longer
+    there removed; prints counts as JSON."""
+    from kgkit.workflows.index import index
 
-    graph_path = workspace / "graph.json"
-    if docs is None and not graph_path.exists():
-        typer.echo(f"nothing to index: no {graph_path} and no DOCS folder given", err=True)
-        raise typer.Exit(2)
     if docs is not None and not docs.exists():
-        typer.echo(f"no such file or folder: {docs}", err=True)
-        raise typer.Exit(2)
-    graph = io.load_graph(graph_path) if graph_path.exists() else None
-    items, kinds = [], set()
-    mentions: dict[str, list[str]] = {}
-    if graph is not None:
-        items += items_from_graph(graph)
-        mentions = entities_by_chunk(graph)
-        kinds |= {"entity", "relation"}
-    failed = 0
-    if docs is not None:
-        documents, errors = load_corpus(docs, cache=Cache(workspace / "cache"))
-        failed = len(errors)
-        chunks = [c for d in documents for c in chunk_document(d, max_chars=chunk_chars, overlap_chars=overlap_chars)]
-        items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
-        kinds.add("chunk")
-    workspace.mkdir(parents=True, exist_ok=True)
-    index = open_index(workspace / "index", embedder=_embedder(embedder), cache=Cache(workspace / "cache"))
-    index.store.set_meta({"embedder_name": embedder})
-    report = index.add(items)
-    keep = {i.id for i in items}
-    stale = [i.id for row, i in enumerate(index.items) if i.kind in kinds and i.id not in keep and index.row_of.get(i.id) == row]
-    report["removed"] = index.remove(stale)["removed"]
-    report.update(items=len(index), documents_unreadable=failed, index=str(workspace / "index"))
-    index.close()
+        o.fail(f"no such file or folder: {docs}")
+    ws = o.open_workspace(workspace, create=True)
+    with o.workspace_errors():
+        report = index(ws, docs, embedder=_embedder(embedder), embedder_name=embedder, lock_timeout=lock_timeout)
     typer.echo(json.dumps(report, sort_keys=True))
 
 
-@app.command("search")
 def search_command(
     query: str = typer.Argument(..., help="Free text. Any characters are fine (no query syntax)."),
-    workspace: Path = typer.Option(..., "-w", "--workspace", help="Workspace whose index to search."),
+    workspace: Path = o.WORKSPACE,
     as_json: bool = typer.Option(False, "--json", help="Print the kgkit.search/1 JSON document (docs/search.md)."),
     kind: list[str] = typer.Option(None, "--kind", help="entity, relation or chunk (repeatable)."),
     type_: list[str] = typer.Option(None, "--type", help="Entity or relation type (repeatable)."),
@@ -99,21 +67,21 @@ def search_command(
     rollup: str | None = typer.Option(None, "--rollup", help="Also group this page's hits by 'document' or 'entity'."),
 ) -> None:
     """Hybrid search over the workspace's entities, relations and chunks."""
-    from kgkit.io.search_store import open_index
     from kgkit.stages.search.schema import rollup_json, search_json
-    from kgkit.io.search_store import DB_NAME, IndexStore
 
     if rollup not in (None, "document", "entity"):
         typer.echo("error: --rollup is 'document' or 'entity'", err=True)
         raise typer.Exit(2)
-    folder = workspace / "index"
-    if not (folder / DB_NAME).exists():
-        typer.echo(f"no search index in {workspace}: run `kgkit index DOCS -w {workspace}` first", err=True)
-        raise typer.Exit(2)
-    store = IndexStore(folder)
-    name = store.meta().get("embedder_name", "none")
-    store.close()
-    index = open_index(folder, embedder=_embedder(name))
+    from kgkit.workflows.index import open_search_index, stored_embedder_name
+
+    if not workspace.is_dir():
+        o.fail(f"no search index in {workspace}: run `kgkit index DOCS -w {workspace}` first")
+    ws = o.open_workspace(workspace)
+    with o.workspace_errors():
+        index = open_search_index(ws, embedder=_embedder(stored_embedder_name(ws)))
+    stale = ws.manifest().stale.get("index")
+    if stale:
+        typer.echo(f"warning: the search index is stale ({stale})", err=True)
     filters = {"kind": kind or [], "type": type_ or [], "document": document or [], "as_of": as_of}
     try:
         frame = index.search(query, kind=kind or None, type=type_ or None, document=document or None, as_of=as_of,
@@ -125,6 +93,8 @@ def search_command(
     finally:
         index.close()
     out = search_json(frame, query=query, filters=filters, limit=limit, offset=offset)
+    if stale:
+        out["stale"] = stale
     if rollup:
         out["rollup"] = rollup_json(frame, by=rollup)
     if as_json:

@@ -24,9 +24,9 @@ import json
 from functools import cached_property
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
-from kgkit.core.records import short_hash
+from kgkit.core.records import Record, short_hash
 
 REQUIRED_FALLBACK_TYPES = ("Person", "Organization", "Other")
 
@@ -35,14 +35,12 @@ class DomainError(ValueError):
     """A domain file that cannot be used; the message names the file and the field."""
 
 
-class EntityType(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class EntityType(Record):
     description: str
     ner_labels: tuple[str, ...] = ()  # extractor labels (spaCy NER) that map to this type
 
 
-class RelationType(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class RelationType(Record):
     description: str
     signatures: tuple[tuple[str, str], ...] = ()  # allowed (source type, target type); empty = any
     triggers: tuple[str, ...] = ()  # lemmatised predicates ("work for", "sign", "appos") that map here
@@ -51,10 +49,8 @@ class RelationType(BaseModel):
     review_required: bool = False
 
 
-class Domain(BaseModel):
+class Domain(Record):
     """A validated domain. Use `parse_domain` (text) or `kgkit.io.load_domain` (file)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str = ""
@@ -131,6 +127,11 @@ class Domain(BaseModel):
         if rtype is None or not rtype.signatures:
             return True
         return (source_type, target_type) in rtype.signatures
+
+    def symmetric_types(self) -> frozenset[str]:
+        """The relation types declared ``symmetric: true`` (stored with their endpoints in id order, rejected in
+        both directions)."""
+        return frozenset(name for name, spec in self.relation_types.items() if spec.symmetric)
 
     def canonical_name(self, name: str) -> str:
         return self.canonical_names.get(name, name)

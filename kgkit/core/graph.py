@@ -21,7 +21,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from kgkit.core.records import canonical_json, short_hash
+from kgkit.core.records import canonical_json, sha256_hex
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -74,6 +74,8 @@ DOCUMENT_COLUMNS: dict[str, str] = {
     "chunks": "int64",
     "errors": "int64",  # chunks whose extraction failed
 }
+GRAPH_FORMAT = "kgkit.graph/1"
+"""The `format` of a graph's JSON form (graph.json)."""
 TABLES = {
     "entities": ENTITY_COLUMNS,
     "relations": RELATION_COLUMNS,
@@ -83,15 +85,6 @@ TABLES = {
 LIST_COLUMNS = {"aliases", "flags"}
 OPTIONAL_COLUMNS: dict[str, dict[str, Any]] = {"entities": {"community": None}}
 """Columns a table may be given without (older graph.json files, hand-built frames): filled with the default."""
-
-
-def relation_id(source: str, relation_type: str, target: str, negated: bool = False) -> str:
-    """Stable relation id from endpoints, type and polarity.
-
-    >>> relation_id("Person:ada", "WORKS_FOR", "Organization:acme") == relation_id("Person:ada", "WORKS_FOR", "Organization:acme")
-    True
-    """
-    return "rel:" + short_hash(source, relation_type, target, "neg" if negated else "pos")
 
 
 def empty_table(columns: dict[str, str]) -> pd.DataFrame:
@@ -112,10 +105,16 @@ def _conform(df: pd.DataFrame, columns: dict[str, str], optional: dict[str, Any]
     return out.astype(columns)
 
 
-def _cell(value: Any) -> Any:
-    """A JSON-ready cell: NA -> None, numpy scalars -> Python, tuples -> lists."""
-    if isinstance(value, (list, tuple)):
-        return [v if type(v) is str else _cell(v) for v in value]
+def json_cell(value: Any) -> Any:
+    """A table cell as a JSON value: NA / NaN -> None, numpy scalars -> Python, tuples and 1-d arrays -> lists
+    (their items converted too). The one converter for every JSON form of table rows (graph, topology,
+    communities, exports, search hits).
+
+    >>> [json_cell(v) for v in (pd.NA, float("nan"), np.int64(3), ("a", np.float64(0.5)), np.array(["x"]))]
+    [None, None, 3, ['a', 0.5], ['x']]
+    """
+    if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and getattr(value, "ndim", 0) == 1):
+        return [v if type(v) is str else json_cell(v) for v in value]
     if value is None or value is pd.NA:
         return None
     if isinstance(value, float) and value != value:
@@ -126,15 +125,15 @@ def _cell(value: Any) -> Any:
 
 
 def _column_cells(column: pd.Series) -> list[Any]:
-    """A column as JSON-ready cells, column at a time (same values as `_cell` on each, much faster)."""
+    """A column as JSON-ready cells, column at a time (same values as `json_cell` on each, much faster)."""
     if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) and column.hasnans:
-        return [None if v is pd.NA or v != v else _cell(v) for v in column.astype(object).tolist()]
+        return [None if v is pd.NA or v != v else json_cell(v) for v in column.astype(object).tolist()]
     kind = column.dtype.kind
     if kind in "iub":
         return column.tolist()
     if kind == "f":
         return [None if v != v else v for v in column.tolist()]
-    return [v if v is None or type(v) is str else _cell(v) for v in column.tolist()]
+    return [v if v is None or type(v) is str else json_cell(v) for v in column.tolist()]
 
 
 def _canonical(value: Any) -> bytes:
@@ -173,7 +172,7 @@ def _column_json(column: pd.Series) -> list[Any]:
     if set(map(type, cells)) == {list} and set(map(type, chain.from_iterable(cells))) <= {str}:
         return cells  # lists of str (aliases, flags): checked without a Python step per cell
     return [v if v is None or type(v) is str or (type(v) is list and all(type(x) is str for x in v))
-            else msgspec.Raw(_canonical(_cell(v))) for v in cells]
+            else msgspec.Raw(_canonical(json_cell(v))) for v in cells]
 
 
 @cache
@@ -207,7 +206,7 @@ class Graph:
 
     def to_json_dict(self) -> dict[str, Any]:
         """A plain, deterministic JSON-ready dict (tables as lists of row dicts)."""
-        out: dict[str, Any] = {"format": "kgkit.graph/1", "meta": self.meta}
+        out: dict[str, Any] = {"format": GRAPH_FORMAT, "meta": self.meta}
         for name, columns in TABLES.items():
             df = getattr(self, name)
             cols = list(columns)
@@ -219,7 +218,7 @@ class Graph:
         """The canonical JSON of `to_json_dict()` (kgkit.io.dumps_json, UTF-8), byte for byte, written column
         at a time: one msgspec row struct per row instead of a dict, floats formatted as json does, meta
         through json itself, then `end`. What kgkit.io.save_graph writes (with end=b"\\n")."""
-        out: dict[str, Any] = {"format": "kgkit.graph/1", "meta": msgspec.Raw(_canonical(self.meta))}
+        out: dict[str, Any] = {"format": GRAPH_FORMAT, "meta": msgspec.Raw(_canonical(self.meta))}
         for name, columns in TABLES.items():
             df = getattr(self, name)
             ordered = sorted(columns)
@@ -231,9 +230,18 @@ class Graph:
         buffer += end  # no copy of the whole document for a trailing newline
         return buffer
 
+    def sha256(self) -> str:
+        """The graph's content hash: hex sha256 of `to_json_bytes()` (what save_graph writes, up to the newline).
+        Journals record it before and after an apply; undo checks it.
+
+        >>> Graph.empty().sha256() == Graph.from_json_dict(Graph.empty().to_json_dict()).sha256()
+        True
+        """
+        return sha256_hex(self.to_json_bytes())
+
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Graph:
-        if data.get("format") != "kgkit.graph/1":
+        if data.get("format") != GRAPH_FORMAT:
             raise ValueError(f"not a kgkit graph (format={data.get('format')!r})")
         tables = {}
         for name, columns in TABLES.items():
@@ -271,8 +279,9 @@ class Graph:
         always known. Entities carry no graph time, so all are kept (degree is recounted); provenance rows
         of relations not believed at t are dropped. Times compare as ISO text: use one format (UTC).
 
-        >>> g = Graph.empty().replace(relations=pd.DataFrame([_rel("r1", "2024-01-01", "2024-06-01"),
-        ...     _rel("r2", "2024-06-01", None), _rel("r3", None, None)]))
+        >>> from kgkit.testing.builders import relation_row
+        >>> g = Graph.empty().replace(relations=pd.DataFrame([relation_row("r1", "2024-01-01", "2024-06-01"),
+        ...     relation_row("r2", "2024-06-01"), relation_row("r3")]))
         >>> [list(g.as_of(t).relations["id"]) for t in ("2023-12-31", "2024-03-01", "2024-07-01")]
         [['r3'], ['r1', 'r3'], ['r2', 'r3']]
         """
@@ -287,8 +296,9 @@ class Graph:
         """The relations that held in the world at `t` by what the graph knows now: (valid_at is None or
         valid_at <= t) and (invalid_at is None or invalid_at > t). Unknown world times count as always.
 
-        >>> g = Graph.empty().replace(relations=pd.DataFrame([_rel("r1", None, None, "2001", "2005"),
-        ...     _rel("r2", None, None, "2005", None)]))
+        >>> from kgkit.testing.builders import relation_row
+        >>> g = Graph.empty().replace(relations=pd.DataFrame([relation_row("r1", valid="2001", invalid="2005"),
+        ...     relation_row("r2", valid="2005")]))
         >>> list(g.valid_at("2003").relations["id"]), list(g.valid_at("2010").relations["id"])
         (['r1'], ['r2'])
         """
@@ -316,9 +326,9 @@ class Graph:
         rows = self.entities[self.entities["id"] == entity_id]
         if rows.empty:
             raise KeyError(entity_id)
-        record = {k: _cell(v) for k, v in rows.iloc[0].items()}
+        record = {k: json_cell(v) for k, v in rows.iloc[0].items()}
         prov = self.provenance[self.provenance["item_id"] == entity_id]
-        record["provenance"] = [{k: _cell(v) for k, v in r.items()} for r in prov.to_dict("records")]
+        record["provenance"] = [{k: json_cell(v) for k, v in r.items()} for r in prov.to_dict("records")]
         return record
 
     def summary(self) -> dict[str, int]:
@@ -336,11 +346,3 @@ class Graph:
 
 def _iso(t: str | datetime) -> str:
     return t.isoformat() if isinstance(t, datetime) else str(t)
-
-
-def _rel(rid: str, created: str | None, expired: str | None, valid: str | None = None,
-         invalid: str | None = None) -> dict[str, Any]:
-    """A minimal relation row (doctests)."""
-    return {"id": rid, "source": "a", "target": "b", "type": "T", "predicate": None, "negated": False,
-            "confidence": 1.0, "support": 1, "evidence": None, "valid_at": valid, "invalid_at": invalid,
-            "created_at": created, "expired_at": expired, "flags": []}

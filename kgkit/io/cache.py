@@ -36,8 +36,8 @@ from typing import Any, TypeVar
 
 from kgkit.core.executor import Executor, SerialExecutor
 from kgkit.core.fingerprint import fingerprint
-from kgkit.io import atomic_file, atomic_write_bytes, dumps_json
 from kgkit.core.stage import stage_identity
+from kgkit.io import atomic_file, atomic_write_bytes, dumps_json
 
 T = TypeVar("T")
 LAYOUT = "v1"

@@ -1,7 +1,7 @@
 """Decisions and journals on disk: a git-friendly YAML file and numbered JSON journals in the workspace.
 
-Parsing and dumping are pure (text in, records out); reading and writing go through kgkit.io's atomic
-writes. The decisions file is one entry per decision, sorted by id, fields in a fixed order, so a
+Parsing and dumping are pure (text in, records out); reading and writing go through the Workspace
+(kgkit.io.workspace), so a write is a generation of its own under the writer lock. The decisions file is one entry per decision, sorted by id, fields in a fixed order, so a
 reviewer's change is a small diff. A bad entry fails the whole file with an error naming the entry
 (index and id) and the field, and nothing is applied.
 
@@ -22,7 +22,6 @@ True
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,12 +29,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from kgkit.io.workspace import CANDIDATES as CANDIDATES_FILE
+from kgkit.io.workspace import DECISIONS as DECISIONS_FILE
 from kgkit.stages.resolve.decisions import Decision
 
 FORMAT = "kgkit.decisions/1"
-DECISIONS_FILE = "decisions.yaml"
-JOURNAL_DIR = "journal"
-CANDIDATES_FILE = "resolve/candidates.jsonl"
 _ORDER = list(Decision.model_fields)
 _HEADER = ("# kgkit entity-resolution decisions. One entry per decision, sorted by id; edit by hand or with\n"
            "# `kgkit review`. decided_by: person entries are never changed by `kgkit resolve`.\n")
@@ -91,57 +89,51 @@ def _timestamps_as_text(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "at": at.isoformat()} if hasattr(at, "isoformat") else row
 
 
-def read_decisions(workspace: str | os.PathLike[str]) -> list[Decision]:
-    """The workspace's decisions ([] when there is no file yet)."""
-    path = Path(workspace) / DECISIONS_FILE
-    if not path.exists():
+def _workspace(workspace: Any) -> Any:
+    from kgkit.io.workspace import Workspace
+
+    return workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+
+
+def read_decisions(workspace: Any) -> list[Decision]:
+    """The workspace's decisions ([] when there is no file yet). `workspace`: a Workspace or its folder."""
+    ws = _workspace(workspace)
+    if not ws.exists(DECISIONS_FILE):
         return []
-    return parse_decisions(path.read_text(encoding="utf-8"), source=str(path))
+    return parse_decisions(ws.read_text(DECISIONS_FILE), source=str(ws.path(DECISIONS_FILE)))
 
 
-def write_decisions(workspace: str | os.PathLike[str], decisions: Sequence[Decision]) -> Path:
-    """Write the decisions file atomically (one decision per subject: person over llm over policy)."""
-    from kgkit.io import atomic_write_text
+def decisions_text(decisions: Sequence[Decision]) -> str:
+    """The decisions file's text: one decision per subject (person over llm over policy), sorted by id."""
     from kgkit.stages.resolve.decisions import combine
 
-    path = Path(workspace) / DECISIONS_FILE
-    atomic_write_text(path, dump_decisions(combine(decisions)))
-    return path
+    return dump_decisions(combine(decisions))
 
 
-def write_candidates(workspace: str | os.PathLike[str], candidates: Sequence[Any]) -> Path:
-    from kgkit.io import write_jsonl
+def write_decisions(workspace: Any, decisions: Sequence[Decision], *, lock_timeout: float = 60.0) -> Path:
+    """Commit the decisions file (a generation of its own, under the workspace's writer lock)."""
+    ws = _workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="decisions"):
+        gen = ws.begin("decisions")
+        gen.write_text(DECISIONS_FILE, decisions_text(decisions))
+        gen.commit()
+    return ws.path(DECISIONS_FILE)
 
-    path = Path(workspace) / CANDIDATES_FILE
-    write_jsonl(path, [c.model_dump(mode="json") for c in candidates])
-    return path
+
+def candidates_rows(candidates: Sequence[Any]) -> list[dict[str, Any]]:
+    return [c.model_dump(mode="json") for c in candidates]
 
 
-def read_candidates(workspace: str | os.PathLike[str]) -> list[Any]:
-    from kgkit.io import read_jsonl
+def read_candidates(workspace: Any) -> list[Any]:
+    """The last resolution run's candidates ([] before the first)."""
     from kgkit.stages.resolve.scoring import MergeCandidate
 
-    path = Path(workspace) / CANDIDATES_FILE
-    return [MergeCandidate.model_validate(r) for r in read_jsonl(path)] if path.exists() else []
+    ws = _workspace(workspace)
+    return [MergeCandidate.model_validate(r) for r in ws.read_jsonl(CANDIDATES_FILE)] if ws.exists(CANDIDATES_FILE) else []
 
 
-def journal_paths(workspace: str | os.PathLike[str]) -> list[Path]:
-    """Applied journals, oldest first."""
-    return sorted((Path(workspace) / JOURNAL_DIR).glob("[0-9][0-9][0-9][0-9].json"))
-
-
-def write_journal(workspace: str | os.PathLike[str], journal: Any) -> Path:
-    from kgkit.io import write_json
-
-    existing = journal_paths(workspace)
-    number = int(existing[-1].stem) + 1 if existing else 1
-    path = Path(workspace) / JOURNAL_DIR / f"{number:04d}.json"
-    write_json(path, journal.model_dump(mode="json"))
-    return path
-
-
-def read_journal(path: str | os.PathLike[str]) -> Any:
-    from kgkit.io import read_json
+def read_journal(workspace: Any, name: str) -> Any:
+    """One applied journal (`name` as in Workspace.journal_names())."""
     from kgkit.stages.resolve.apply import Journal
 
-    return Journal.model_validate(read_json(path))
+    return Journal.model_validate(_workspace(workspace).read_json(name))

@@ -22,11 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from kgkit.core.constants import DEFAULT_MAX_BYTES
 from kgkit.core.domain import Domain, DomainError, parse_domain
 from kgkit.core.graph import Graph
-from kgkit.core.constants import DEFAULT_MAX_BYTES
-from kgkit.stages.load import SUPPORTED_SUFFIXES, media_type_for  # noqa: F401 (re-exported)
 from kgkit.core.records import RawFile, canonical_json
+from kgkit.stages.load import SUPPORTED_SUFFIXES, media_type_for  # noqa: F401 (re-exported)
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 # domains/ sits at the repository root; wheels carry it inside the package (see pyproject force-include)

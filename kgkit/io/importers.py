@@ -30,17 +30,18 @@ from typing import Any
 import msgspec
 import pandas as pd
 
-from kgkit.stages.build import Mentions, gc_paused
+from kgkit.core.constants import LOW_CONFIDENCE
 from kgkit.core.domain import Domain
 from kgkit.core.graph import DOCUMENT_COLUMNS, ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table
+from kgkit.core.names import relation_id
 from kgkit.core.records import (
     ChunkExtraction,
     DocumentExtraction,
     ExtractedEntity,
     ExtractedRelation,
     TextExtraction,
-    short_hash,
 )
+from kgkit.stages.build import Mentions, gc_paused
 
 SIFTKG_TYPES: dict[str, str] = {
     "PERSON": "Person", "PEOPLE": "Person", "ORGANIZATION": "Organization", "ORGANISATION": "Organization",
@@ -51,7 +52,6 @@ SIFTKG_TYPES: dict[str, str] = {
 }
 _ENTITY_FIELDS = set(ExtractedEntity.model_fields)
 _RELATION_FIELDS = set(ExtractedRelation.model_fields)
-from kgkit.core.constants import LOW_CONFIDENCE
 
 
 def kgkit_type(siftkg_type: str, *, type_map: Mapping[str, str] | None = None, domain: Domain | None = None) -> str:
@@ -271,7 +271,7 @@ def read_siftkg_graph(path: str | os.PathLike[str], *, type_map: Mapping[str, st
         if src in docs or dst in docs:
             continue
         conf = float(link.get("confidence", 1.0))
-        rid = "rel:" + short_hash(src, rtype, dst, "pos")  # the scheme of kgkit.stages.build.relation_id
+        rid = relation_id(src, rtype, dst)
         rels.append({"id": rid, "source": src, "target": dst, "type": rtype, "predicate": None, "negated": False,
                      "confidence": conf, "support": int(link.get("support_count") or 1),
                      "evidence": link.get("evidence") or None, "valid_at": None, "invalid_at": None,

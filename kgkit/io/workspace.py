@@ -4,17 +4,20 @@ Every artefact (graph.json, run.json, graph.html, extractions.jsonl, communities
 decisions.yaml, journal/NNNN.json, ...) sits at the path the README documents, and only this module knows
 those paths. A writer stages a generation's files in ``.kgkit/staging/``, then commits it:
 
-1. ``.kgkit/commit.json`` (the intent: generation, step, every file it replaces or removes) is written;
+1. ``.kgkit/commit.json`` (the intent: generation, step, every file it writes or removes with the sha256 it
+   has before and after) is written;
 2. the files it replaces are hard-linked into ``.kgkit/previous/`` (what a rollback restores);
 3. the staged files are renamed into place, one by one;
 4. ``manifest.json`` (generation, step, sha256 of every artefact, the run configuration, stale artefacts) is
    written, atomically, last;
 5. ``commit.json``, ``previous/`` and ``staging/`` are removed.
 
-A kill anywhere in 1-4 leaves the previous generation current: the next open rolls the half-done commit back
-(and removes stray temporary files) and says so in one line (`Workspace.notes`). Readers never block and never
-see a mix of two generations: `read_bytes` checks each file against the manifest and, while a commit is in
-flight, reads the previous generation's copy from ``.kgkit/previous/``.
+Directories are fsync'ed between the steps. A kill anywhere in 1-4 leaves the previous generation current:
+the next open rolls the half-done commit back (and removes stray temporary files) and says so in one line
+(`Workspace.notes`); a writer whose commit raises rolls it back at once. Readers never block and never see a
+mix of two generations: `read_bytes` checks each file against the manifest and, while a commit is in flight,
+reads the copy it replaces (still in place, or in ``.kgkit/previous/``); `read_together` reads several files
+of one generation.
 
 One writer at a time: `Workspace.writer()` holds ``.kgkit/lock`` (filelock) for the duration of a step; a
 second writer waits up to its `lock_timeout`, then fails with `WorkspaceBusy` naming the holder.
@@ -36,11 +39,13 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kgkit.io.files import atomic_file, atomic_write_bytes, dumps_json
@@ -72,6 +77,9 @@ REJECTED_RUN = ".kgkit/rejected-run.json"
 MANIFEST_SCHEMA = "kgkit.manifest/1"
 EDITABLE = frozenset({DECISIONS})  # a person edits these by hand: read as they are, never checked against the manifest
 DERIVED = {VIEW: "view", COMMUNITIES: "communities", NARRATIVE: "narrative", INDEX_DIR: "index"}
+_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")  # a killed atomic_file's temporary (mkstemp's names)
+_JOURNAL = re.compile(rf"{JOURNAL_DIR}/[0-9]{{4}}\.json")
+_READ_PATIENCE = 5.0  # seconds a read retries while files move between places (a paused writer never makes it wait)
 
 
 class WorkspaceError(RuntimeError):
@@ -80,6 +88,10 @@ class WorkspaceError(RuntimeError):
 
 class WorkspaceBusy(WorkspaceError):
     """Another process holds the workspace's writer lock longer than this writer would wait."""
+
+
+class _Moved(Exception):
+    """The generation a read started from was replaced (or rolled back) while it read: read again."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +123,37 @@ def _sha256(data: bytes) -> str:
 
 
 def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _identity(path: Path | int) -> tuple[int, int, int] | None:
+    """What tells a file from its replacement (inode, mtime, size); None when there is no such file."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
+
+
+def _read_or_none(path: Path) -> tuple[bytes | None, tuple[int, int, int] | None]:
+    """A file's bytes and identity, (None, None) when there is no such file."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(), _identity(fh.fileno())
+    except FileNotFoundError:
+        return None, None
+
+
+def _fsync_dirs(folders: Any) -> None:
+    """Make renames, links and unlinks in these folders durable (a power cut keeps the commit's order)."""
+    for folder in set(folders):
+        with contextlib.suppress(FileNotFoundError):
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def _checkpoint(point: str) -> None:
@@ -160,9 +198,13 @@ class Workspace:
         return self.root / STATE_DIR
 
     def journal_names(self) -> list[str]:
-        """Applied journals (relative names), oldest first."""
-        folder = self.root / JOURNAL_DIR
-        return [f"{JOURNAL_DIR}/{p.name}" for p in sorted(folder.glob("[0-9][0-9][0-9][0-9].json"))]
+        """Applied journals (relative names), oldest first, as of the current generation."""
+        names = {f"{JOURNAL_DIR}/{p.name}" for p in (self.root / JOURNAL_DIR).glob("[0-9][0-9][0-9][0-9].json")}
+        intent = self._in_flight(self.manifest()) or {"old": {}}
+        for name, old in intent["old"].items():  # a commit in flight adds or removes nothing yet
+            if _JOURNAL.fullmatch(name):
+                (names.discard if old is None else names.add)(name)
+        return sorted(names)
 
     def next_journal_name(self) -> str:
         names = self.journal_names()
@@ -187,36 +229,54 @@ class Workspace:
         return Manifest.from_json_dict(data, source=str(path))
 
     def exists(self, name: str) -> bool:
+        """Whether the current generation has `name` (what a commit in flight adds or removes does not count)."""
+        intent = self._in_flight(self.manifest())
+        if intent is not None and name in intent["old"]:
+            return intent["old"][name] is not None
         return (self.root / name).exists()
 
-    def read_bytes(self, name: str, *, attempts: int = 50) -> bytes:
+    def read_bytes(self, name: str) -> bytes:
         """An artefact's bytes as of the current generation, never a half-committed one. Raises
         FileNotFoundError when the workspace has no such artefact."""
-        for _ in range(attempts):
+        return self.read_together(name)[name]
+
+    def read_together(self, *names: str) -> dict[str, bytes]:
+        """Several artefacts as of one and the same generation (two `read_bytes` calls may straddle a commit)."""
+        deadline = time.monotonic() + _READ_PATIENCE
+        while True:
             manifest = self.manifest()
-            entry = manifest.artefacts.get(name)
             try:
-                data = (self.root / name).read_bytes()
-            except FileNotFoundError:
-                if entry is None:
-                    raise FileNotFoundError(f"{self.root / name}: not in this workspace") from None
-                data = None
-            if entry is None or name in EDITABLE or (data is not None and _sha256(data) == entry["sha256"]):
-                if data is not None:
-                    return data
-            previous = self._state / "previous" / name
-            if entry is not None and previous.is_file():
-                with contextlib.suppress(FileNotFoundError):
-                    old = previous.read_bytes()
-                    if _sha256(old) == entry["sha256"]:
-                        return old
-            if not (self._state / "commit.json").exists():
-                if data is None:
-                    raise FileNotFoundError(f"{self.root / name}: listed in the manifest but missing")
-                self._note(f"{name} was changed outside kgkit since generation {manifest.generation}; using it as it is")
+                return {name: self._read_as_of(name, manifest) for name in names}
+            except _Moved:
+                if time.monotonic() > deadline:
+                    raise WorkspaceError(f"{self.root}: files kept changing while being read; try again") from None
+                time.sleep(0.005)
+
+    def _read_as_of(self, name: str, manifest: Manifest) -> bytes:
+        entry = manifest.artefacts.get(name)
+        data, identity = _read_or_none(self.root / name)
+        digest = None if data is None else _sha256(data)
+        if data is not None and entry is not None and digest == entry["sha256"]:
+            return data  # the bytes the manifest names: nothing else to check
+        intent = self._in_flight(manifest)
+        if intent is not None and name in intent["old"]:  # being replaced: the copy the commit replaces
+            old = intent["old"][name]
+            if old is None:
+                raise FileNotFoundError(f"{self.root / name}: not in this workspace")
+            if data is not None and digest == old:
                 return data
-            time.sleep(0.02)  # a writer is between renaming files and writing the manifest
-        raise WorkspaceError(f"{self.root / name}: a write has been in progress for too long; try again")
+            saved, _ = _read_or_none(self._state / "previous" / name)
+            if saved is not None and _sha256(saved) == old:
+                return saved
+            raise _Moved  # between its two places (backed up and swapped, or rolled back, as we read)
+        if self.manifest().generation != manifest.generation or _identity(self.root / name) != identity:
+            raise _Moved
+        if data is None:
+            raise FileNotFoundError(f"{self.root / name}: " + ("listed in the manifest but missing" if entry
+                                                               else "not in this workspace"))
+        if entry is not None and name not in EDITABLE:
+            self._note(f"{name} was changed outside kgkit since generation {manifest.generation}; using it as it is")
+        return data
 
     def read_text(self, name: str) -> str:
         return self.read_bytes(name).decode("utf-8")
@@ -226,6 +286,14 @@ class Workspace:
 
     def read_jsonl(self, name: str) -> list[Any]:
         return [json.loads(line) for line in self.read_bytes(name).splitlines() if line.strip()]
+
+    def _in_flight(self, manifest: Manifest) -> dict[str, Any] | None:
+        """The intent of a commit making the generation after `manifest` (a live writer's, or a killed one's)."""
+        try:
+            intent = json.loads((self._state / "commit.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+        return intent if intent.get("generation") == manifest.generation + 1 else None
 
     def _note(self, text: str) -> None:
         if text not in self.notes:
@@ -238,7 +306,8 @@ class Workspace:
                waiting: Callable[[str], None] | None = None) -> Iterator[Workspace]:
         """Hold the workspace's writer lock for a step (re-entrant in one process). A second writer waits
         up to `lock_timeout` seconds (`waiting(message)` is told once, when it has to wait), then raises
-        WorkspaceBusy naming the process that holds the lock."""
+        WorkspaceBusy naming the process that holds the lock. Generations begun but not committed are dropped
+        when the step ends; a commit that raised is rolled back."""
         from filelock import FileLock, Timeout
 
         if self._held:
@@ -253,13 +322,12 @@ class Workspace:
         try:
             lock.acquire(timeout=0)
         except Timeout:
-            holder = self._holder()
             if waiting is not None:
-                waiting(f"waiting for the workspace lock ({holder}) ...")
+                waiting(f"waiting for the workspace lock ({self._holder()}) ...")
             try:
                 lock.acquire(timeout=max(lock_timeout, 0))
             except Timeout:
-                raise WorkspaceBusy(f"{self.root} is being written by another kgkit process ({holder}); "
+                raise WorkspaceBusy(f"{self.root} is being written by another kgkit process ({self._holder()}); "
                                     f"waited {lock_timeout:g} s (--lock-timeout)") from None
         try:
             self._held = 1
@@ -270,9 +338,14 @@ class Workspace:
             yield self
         finally:
             self._held = 0
-            with contextlib.suppress(FileNotFoundError):
-                (self._state / "writer.json").unlink()
-            lock.release()
+            try:
+                if (self._state / "commit.json").exists():
+                    self._recover()  # a commit that raised half way (the next open retries if this fails too)
+                shutil.rmtree(self._state / "staging", ignore_errors=True)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    (self._state / "writer.json").unlink()
+                lock.release()
 
     def _holder(self) -> str:
         try:
@@ -307,7 +380,7 @@ class Workspace:
         lock = FileLock(str(self._state / "lock"))
         try:
             lock.acquire(timeout=0)
-        except Timeout:
+        except (Timeout, OSError):  # a writer is at work, or the folder is read-only: leave it to the next writer
             return
         try:
             self._recover()
@@ -316,9 +389,9 @@ class Workspace:
 
     def _recover(self) -> None:
         """Roll back a commit that did not reach its manifest; finish the clean-up of one that did; remove
-        staged and temporary files a killed writer left. Runs with the writer lock held."""
-        intent_path = self._state / "commit.json"
-        previous, staging = self._state / "previous", self._state / "staging"
+        staged and temporary files a killed writer left. Runs with the writer lock held; one note at most."""
+        intent_path, previous, staging = self._state / "commit.json", self._state / "previous", self._state / "staging"
+        said = ""
         if intent_path.exists():
             try:
                 intent = json.loads(intent_path.read_bytes())
@@ -326,37 +399,39 @@ class Workspace:
                 intent = None
             current = self.manifest().generation
             if intent is not None and current < int(intent["generation"]):
-                for name, sha in intent["files"].items():
-                    target, saved = self.root / name, previous / name
-                    if saved.is_file():
+                for name, new in intent["files"].items():
+                    old, target, saved = intent["old"].get(name), self.root / name, previous / name
+                    if saved.is_file() and _file_sha256(saved) == old:  # a complete backup: restore it
                         target.parent.mkdir(parents=True, exist_ok=True)
                         os.replace(saved, target)
-                    elif target.is_file() and sha is not None and _file_sha256(target) == sha:
+                    elif old is None and new is not None and target.is_file() and _file_sha256(target) == new:
                         target.unlink()  # new in the rolled-back generation
-                self._note(f"kgkit: an interrupted {intent.get('step') or 'write'} (generation {intent['generation']}) "
-                           f"was rolled back; generation {current} is current")
+                _fsync_dirs({(self.root / name).parent for name in intent["files"]})
+                said = (f"kgkit: an interrupted {intent.get('step') or 'write'} (generation {intent['generation']}) "
+                        f"was rolled back; generation {current} is current")
             intent_path.unlink()
-        elif staging.exists() and any(staging.rglob("*")):
-            self._note("kgkit: removed the files of an unfinished write (never committed); the workspace is unchanged")
+        elif any(p.is_file() for p in staging.rglob("*")):
+            said = "kgkit: removed the files of an unfinished write (never committed); the workspace is unchanged"
         for folder in (previous, staging):
             shutil.rmtree(folder, ignore_errors=True)
-        self._remove_temporaries()
+        removed = self._remove_temporaries()
+        if removed and not said:
+            said = f"kgkit: removed {removed} temporary file(s) a killed write left behind"
+        if said:
+            self._note(said)
 
-    def _remove_temporaries(self) -> None:
-        """Temporary files of atomic writes a kill left behind (``.NAME.*.tmp``), outside cache and index."""
+    def _remove_temporaries(self) -> int:
+        """Temporary files of atomic writes a kill left behind (``.NAME.XXXXXXXX.tmp``), outside cache and index."""
         removed = 0
         for folder, dirnames, filenames in os.walk(self.root):
-            rel = Path(folder).relative_to(self.root).parts
-            if rel and rel[0] in (CACHE_DIR, INDEX_DIR):
-                dirnames[:] = []
-                continue
+            if Path(folder) == self.root:
+                dirnames[:] = [d for d in dirnames if d not in (CACHE_DIR, INDEX_DIR)]
             for name in filenames:
-                if name.startswith(".") and name.endswith(".tmp"):
+                if _TEMPORARY.fullmatch(name):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(os.path.join(folder, name))
                         removed += 1
-        if removed:
-            self._note(f"kgkit: removed {removed} temporary file(s) a killed write left behind")
+        return removed
 
 
 class Generation:
@@ -367,10 +442,9 @@ class Generation:
         self._files: dict[str, str | None] = {}  # name -> sha256 of the staged file, None = remove
         self._stale: dict[str, str] = {}
         self._fresh: set[str] = set()
-        self._staging = workspace._state / "staging"
-        if self._staging.exists():
-            shutil.rmtree(self._staging)
-        self._staging.mkdir(parents=True)
+        self._committed = False
+        (workspace._state / "staging").mkdir(parents=True, exist_ok=True)
+        self._staging = Path(tempfile.mkdtemp(dir=workspace._state / "staging"))  # its own: two never mix
 
     # what the generation holds
     def write_bytes(self, name: str, data: bytes) -> None:
@@ -391,7 +465,7 @@ class Generation:
     @contextlib.contextmanager
     def open(self, name: str) -> Iterator[Any]:
         """A binary handle for a streamed artefact; staged (fsync'ed) when the block ends."""
-        _check_name(name)
+        name = self._name(name)
         with atomic_file(self._staging / name) as fh:
             yield fh
         self._files[name] = _file_sha256(self._staging / name)
@@ -399,8 +473,7 @@ class Generation:
 
     def remove(self, name: str) -> None:
         """The artefact is gone in this generation (e.g. the journal an undo pops)."""
-        _check_name(name)
-        self._files[name] = None
+        self._files[self._name(name)] = None
 
     def mark_stale(self, names: Mapping[str, str]) -> None:
         """Derived artefacts (index, narrative ...) this generation leaves out of date: name -> why."""
@@ -410,24 +483,33 @@ class Generation:
         """Artefacts brought up to date outside the staged files (the search index's own store)."""
         self._fresh.update(names)
 
+    def _name(self, name: str) -> str:
+        if self._committed:
+            raise WorkspaceError("this generation is committed already: begin() another")
+        return _check_name(name)
+
     def commit(self) -> int:
         """Make the staged files current (see the module docs for the steps); returns the new generation."""
         ws, state = self.workspace, self.workspace._state
+        if self._committed or not ws._held:
+            raise WorkspaceError("commit() needs an uncommitted generation and the writer lock")
+        self._committed = True
         old = ws.manifest()
         number = old.generation + 1
-        previous = state / "previous"
+        previous, intent = state / "previous", state / "commit.json"
         shutil.rmtree(previous, ignore_errors=True)
-        atomic_write_bytes(state / "commit.json", dumps_json(
-            {"generation": number, "step": self.step, "files": self._files}).encode())
+        before = {name: _file_sha256(ws.root / name) if (ws.root / name).is_file() else None for name in self._files}
+        atomic_write_bytes(intent, dumps_json({"generation": number, "step": self.step, "files": self._files,
+                                               "old": before}).encode())
+        _fsync_dirs([state])
         _checkpoint("intent")
-        for name in self._files:
-            target = ws.root / name
-            if target.is_file():
-                (previous / name).parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    os.link(target, previous / name)
-                except OSError:
-                    shutil.copy2(target, previous / name)
+        for name in (name for name, sha in before.items() if sha is not None):
+            (previous / name).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(ws.root / name, previous / name)
+            except OSError:
+                shutil.copy2(ws.root / name, previous / name)  # a kill half way: the rollback checks the sha256
+        _fsync_dirs({(previous / name).parent for name, sha in before.items() if sha is not None})
         _checkpoint("backup")
         for name, sha in self._files.items():
             target = ws.root / name
@@ -438,24 +520,30 @@ class Generation:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(self._staging / name, target)
             _checkpoint(f"swap:{name}")
-        artefacts = {k: v for k, v in old.artefacts.items() if k not in self._files or self._files[k] is not None}
+        _fsync_dirs({(ws.root / name).parent for name in self._files})
+        artefacts = {k: v for k, v in old.artefacts.items() if self._files.get(k, "") is not None}
         for name, sha in self._files.items():
             if sha is not None:
                 artefacts[name] = {"sha256": sha, "bytes": (ws.root / name).stat().st_size, "generation": number}
-        stale = {k: v for k, v in old.stale.items() if k not in self._fresh}
-        stale.update({k: v for k, v in self._stale.items() if k not in self._fresh})
+        gone = self._fresh | {k for k, v in self._files.items() if v is None}
+        stale = {k: v for k, v in {**old.stale, **self._stale}.items() if k not in gone}
         manifest = Manifest(generation=number, step=self.step, artefacts=dict(sorted(artefacts.items())),
                             config={**old.config, **self.config}, stale=dict(sorted(stale.items())))
         atomic_write_bytes(ws.root / MANIFEST, (json.dumps(manifest.to_json_dict(), indent=1, sort_keys=True)
                                                + "\n").encode())
+        _fsync_dirs([ws.root])
         _checkpoint("manifest")
-        (state / "commit.json").unlink()
+        intent.unlink()
         shutil.rmtree(previous, ignore_errors=True)
         shutil.rmtree(self._staging, ignore_errors=True)
         return number
 
 
-def _check_name(name: str) -> None:
-    parts = Path(name).parts
-    if Path(name).is_absolute() or ".." in parts or not parts or parts[0] in (STATE_DIR, CACHE_DIR, INDEX_DIR, MANIFEST):
+def _check_name(name: str) -> str:
+    """`name` as a relative POSIX path inside the workspace, or WorkspaceError (absolute, ``..``, kgkit's state,
+    the manifest, the cache and the index are not artefacts a generation writes)."""
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or not path.parts or path.parts[0] in (STATE_DIR, CACHE_DIR,
+                                                                                      INDEX_DIR, MANIFEST):
         raise WorkspaceError(f"{name!r} is not an artefact name of a workspace")
+    return path.as_posix()

@@ -8,8 +8,8 @@ Importing this package does not import litellm or instructor; they load on the f
 
 from kgkit.llm.client import Answer, LLMClient, LLMSettings, run_sync
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Charge, Price, UnknownPrice, resolve_price
-from kgkit.llm.limits import FakeClock, RateLimiter, backoff_delay
+from kgkit.llm.limits import RateLimiter, backoff_delay
 from kgkit.llm.report import cost_report
 
-__all__ = ["Answer", "BudgetExceeded", "BudgetLedger", "Charge", "FakeClock", "LLMClient", "LLMSettings", "Price",
+__all__ = ["Answer", "BudgetExceeded", "BudgetLedger", "Charge", "LLMClient", "LLMSettings", "Price",
            "RateLimiter", "UnknownPrice", "backoff_delay", "cost_report", "resolve_price", "run_sync"]

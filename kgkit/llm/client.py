@@ -47,11 +47,11 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from kgkit.core.records import sha256_hex
 from kgkit.io.cache import Cache
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
 from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
 from kgkit.llm.validation import VALIDATION_CONTEXT
-from kgkit.core.records import sha256_hex
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")

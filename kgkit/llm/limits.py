@@ -6,6 +6,7 @@ exponential backoff with full jitter drawn from an injected `random.Random`, so 
 never really sleep.
 
 >>> import asyncio, random
+>>> from kgkit.testing.clock import FakeClock  # a clock that moves only when slept on
 >>> clock = FakeClock()
 >>> limiter = RateLimiter(rpm=2, clock=clock, sleep=clock.sleep)
 >>> async def three():
@@ -35,22 +36,6 @@ class Clock(Protocol):
 
 
 Sleeper = Callable[[float], Awaitable[None]]
-
-
-class FakeClock:
-    """A clock that only moves when something sleeps on it (tests, doctests)."""
-
-    def __init__(self, start: float = 0.0) -> None:
-        self.now = start
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += max(seconds, 0.0)
-        await asyncio.sleep(0)
 
 
 def backoff_delay(attempt: int, *, rng: random.Random, base: float = 1.0, cap: float = 60.0) -> float:

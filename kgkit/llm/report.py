@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kgkit.llm.ledger import Charge
 from kgkit.core.records import DocumentExtraction
+from kgkit.llm.ledger import Charge
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -29,21 +29,21 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from hashlib import sha256 as _rid
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kgkit.core.domain import Domain
-from kgkit.core.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table, relation_id
+from kgkit.core.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table
 from kgkit.core.names import entity_id as _entity_id
-from kgkit.stages.postprocess import LOW_CONFIDENCE, combined_codes, relation_flags, reversed_mask
-from kgkit.core.stage import stage
-from kgkit.stages.temporal import resolve_conflicts
+from kgkit.core.names import relation_ids
 from kgkit.core.records import DocumentExtraction
+from kgkit.core.stage import stage
+from kgkit.stages.postprocess import combined_codes, relation_flags, reversed_mask
+from kgkit.stages.temporal import resolve_conflicts
 
-__all__ = ["LOW_CONFIDENCE", "Mentions", "build_graph", "relation_id"]
+__all__ = ["Mentions", "build_graph"]
 
 
 @dataclass(frozen=True)
@@ -356,7 +356,7 @@ def _provenance_table(ents: pd.DataFrame, rels: pd.DataFrame) -> pd.DataFrame:
 def _relation_mentions(rels: pd.DataFrame, domain: Domain, repair: bool, rank: np.ndarray) -> pd.DataFrame:
     """Relation mentions with symmetric types ordered, reversed ones repaired, ids and sorted codes."""
     rels["scode"], rels["tcode"] = rank[rels["scode"].to_numpy()], rank[rels["tcode"].to_numpy()]
-    symmetric = [name for name, spec in domain.relation_types.items() if spec.symmetric]
+    symmetric = domain.symmetric_types()
     rels = _swap(rels, (rels["type"].isin(symmetric).to_numpy() & (rels["tcode"] < rels["scode"]).to_numpy()))
     flip = reversed_mask(rels, domain) if repair else np.zeros(len(rels), dtype=bool)
     rels = _swap(rels, flip)
@@ -365,10 +365,7 @@ def _relation_mentions(rels: pd.DataFrame, domain: Domain, repair: bool, rank: n
                            rels["negated"].to_numpy())
     _, first = np.unique(codes, return_index=True)
     src, typ, dst = (rels[c].to_numpy(dtype=object)[first].tolist() for c in ("source", "type", "target"))
-    polarity = np.where(rels["negated"].to_numpy(bool)[first], "neg", "pos").tolist()
-    # the same ids as kgkit.core.graph.relation_id, without a function call per relation
-    ids = _objects(["rel:" + _rid(f"{s}\x1f{t}\x1f{d}\x1f{n}".encode()).hexdigest()[:16]
-                    for s, t, d, n in zip(src, typ, dst, polarity)])
+    ids = _objects(relation_ids(src, typ, dst, rels["negated"].to_numpy(bool)[first].tolist()))
     rels["item_id"] = _obj(ids[codes])
     rels["rcode"] = _ranks(ids)[codes]
     return rels

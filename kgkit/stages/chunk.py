@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 
 from kgkit.core.constants import MAX_CHUNK_CHARS, OVERLAP_CHARS
-from kgkit.core.stage import stage
 from kgkit.core.records import Chunk, Document
+from kgkit.core.stage import stage
 
 # a sentence ends at . ! ? (plus closing quotes/brackets) before whitespace, or at a blank line
 _BOUNDARY = re.compile(r"""(?<=[.!?])["')\]\u201d\u2019]*\s+(?=["'(\[\u201c\u2018]?[A-Z0-9])|\n\s*\n""")

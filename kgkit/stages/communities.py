@@ -11,11 +11,12 @@ Each gets its top entities (by degree, then id), a label made from their names a
 (name words frequent in it and rare elsewhere) — all deterministic, no model involved.
 
 >>> import pandas as pd
->>> from kgkit.core.graph import Graph, _rel
+>>> from kgkit.core.graph import Graph
+>>> from kgkit.testing.builders import relation_row
 >>> pairs = [("a", "b"), ("b", "c"), ("a", "c"), ("x", "y"), ("y", "z"), ("x", "z"), ("c", "x")]
 >>> ents = pd.DataFrame({"id": list("abcxyz"), "name": ["Ann", "Bob", "Cy", "Xi", "Yu", "Zoe"], "type": "Person",
 ...     "aliases": [[]] * 6, "mentions": 1, "documents": 1, "confidence": 1.0, "identity": "derived", "degree": 2})
->>> rels = pd.DataFrame([{**_rel(f"r{i}", None, None), "source": s, "target": t} for i, (s, t) in enumerate(pairs)])
+>>> rels = pd.DataFrame([{**relation_row(f"r{i}"), "source": s, "target": t} for i, (s, t) in enumerate(pairs)])
 >>> found = detect_communities(Graph.empty().replace(entities=ents, relations=rels), seed=0)
 >>> found.membership.groupby("community")["entity"].apply(list).to_dict()
 {'c0': ['a', 'b', 'c'], 'c1': ['x', 'y', 'z']}
@@ -30,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from kgkit.core.constants import WEAK_TYPES
-from kgkit.core.graph import Graph
+from kgkit.core.graph import Graph, json_cell
 from kgkit.core.stage import stage
 
 STOP_TERMS = frozenset({"the", "of", "and", "for", "in", "on", "at", "a", "an", "to", "de", "la", "&"})
@@ -47,8 +48,7 @@ class Communities:
 
     def to_json_dict(self) -> dict[str, Any]:
         """The stable JSON form (``kgkit.communities/1``, see docs/graph.md)."""
-        rows = [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
-                for row in self.summary.to_dict("records")]
+        rows = [{k: json_cell(v) for k, v in row.items()} for row in self.summary.to_dict("records")]
         return {"format": "kgkit.communities/1", "params": self.params, "communities": rows,
                 "membership": dict(zip(self.membership["entity"], self.membership["community"]))}
 
@@ -199,3 +199,31 @@ def communities_of(graph: Graph, *, seed: int = 0, top: int = 5, page: tuple[int
     return detect_communities(graph, seed=seed, top=top)
 
 
+
+
+def without_communities(graph: Graph) -> Graph:
+    """The graph with no community assignment (communities are derived: found again after a change).
+
+    >>> from kgkit.core.graph import Graph
+    >>> without_communities(Graph.empty()).entities["community"].tolist()
+    []
+    """
+    entities = graph.entities.assign(community=pd.Series([None] * len(graph.entities), dtype=object,
+                                                         index=graph.entities.index))
+    return graph.replace(entities=entities, meta={k: v for k, v in graph.meta.items() if k != "communities"})
+
+
+def communities_from_json(graph: Graph, data: dict[str, Any]) -> Communities | None:
+    """Communities from their JSON form (``kgkit.communities/1``, as `Communities.to_json_dict` writes) for
+    `graph`, or None when they were found for another graph (their members are not its entities).
+
+    >>> from kgkit.core.graph import Graph
+    >>> communities_from_json(Graph.empty(), {"membership": {}}).membership.empty
+    True
+    """
+    ids = set(graph.entities["id"])
+    membership = pd.DataFrame(sorted((e, c) for e, c in (data.get("membership") or {}).items() if e in ids),
+                              columns=["entity", "community"])
+    if set(membership["entity"]) != ids:
+        return None
+    return Communities(membership, summarise(graph, membership), dict(data.get("params") or {}))

@@ -25,20 +25,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from kgkit.core.names import normalise_name
+from kgkit.core.records import Chunk, ChunkExtraction, DocumentExtraction, Record, TextExtraction
 from kgkit.core.stage import stage
-from kgkit.core.records import Chunk, ChunkExtraction, DocumentExtraction, TextExtraction
 
 Status = Literal["same", "added", "removed", "changed"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Mark(_Frozen):
+class Mark(Record):
     """A highlighted span of chunk text (chunk-relative offsets) and what it marks."""
 
     start: int
@@ -47,7 +41,7 @@ class Mark(_Frozen):
     status: Status
 
 
-class ItemDiff(_Frozen):
+class ItemDiff(Record):
     """One entity or relation and how it differs between run A and run B."""
 
     kind: Literal["entity", "relation"]
@@ -58,7 +52,7 @@ class ItemDiff(_Frozen):
     detail: str = ""
 
 
-class Counts(_Frozen):
+class Counts(Record):
     same: int = 0
     added: int = 0
     removed: int = 0
@@ -72,7 +66,7 @@ class Counts(_Frozen):
         return self.same / self.total if self.total else 1.0
 
 
-class ChunkDiff(_Frozen):
+class ChunkDiff(Record):
     index: int
     chunk_id_a: str | None
     chunk_id_b: str | None
@@ -90,14 +84,14 @@ class ChunkDiff(_Frozen):
         return any(i.status != "same" for i in (*self.entities, *self.relations)) or self.error_a != self.error_b
 
 
-class DocumentDiff(_Frozen):
+class DocumentDiff(Record):
     path: str
     presence: Literal["both", "only_a", "only_b"]
     changed_text: bool  # the document's content differs between the runs
     chunks: tuple[ChunkDiff, ...]
 
 
-class ExtractionDiff(_Frozen):
+class ExtractionDiff(Record):
     label_a: str
     label_b: str
     documents: tuple[DocumentDiff, ...]

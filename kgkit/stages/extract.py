@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from kgkit.core.domain import Domain
-from kgkit.core.stage import stage
 from kgkit.core.records import (
     Chunk,
     ChunkExtraction,
@@ -32,6 +31,7 @@ from kgkit.core.records import (
     Span,
     TextExtraction,
 )
+from kgkit.core.stage import stage
 
 
 @runtime_checkable

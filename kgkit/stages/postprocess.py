@@ -32,11 +32,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kgkit.core.constants import LOW_CONFIDENCE
 from kgkit.core.domain import Domain
-from kgkit.core.graph import Graph, relation_id
+from kgkit.core.graph import Graph
+from kgkit.core.names import relation_id
 from kgkit.core.stage import stage
 
-from kgkit.core.constants import LOW_CONFIDENCE
 DERIVED_FLAGS = ("low_confidence", "signature_violation", "review_required", "negated", "direction_repaired")
 """Flags computed from the domain and the row, in the order they are listed on a relation."""
 REVIEW_FLAGS = frozenset({"signature_violation", "review_required"})

@@ -23,11 +23,12 @@ the graph believed at t, and `Graph.valid_at(t)` what held in the world at t.
 
 >>> import pandas as pd
 >>> from kgkit.core.domain import parse_domain
->>> from kgkit.core.graph import Graph, _rel
+>>> from kgkit.core.graph import Graph
+>>> from kgkit.testing.builders import relation_row
 >>> dom = parse_domain("name: d\\nentity_types: {Person: a, Organization: b, Other: c}\\n"
 ...                    "relation_types: {T: {description: employer, single_valued: true}}")
->>> old = {**_rel("r1", "2024-01-01", None, "2019"), "target": "acme"}
->>> new = {**_rel("r2", "2024-06-01", None, "2022"), "target": "globex"}
+>>> old = {**relation_row("r1", "2024-01-01", valid="2019"), "target": "acme"}
+>>> new = {**relation_row("r2", "2024-06-01", valid="2022"), "target": "globex"}
 >>> g = resolve_conflicts(Graph.empty().replace(relations=pd.DataFrame([old, new])), domain=dom)
 >>> g.relations[["id", "invalid_at", "expired_at"]].values.tolist()
 [['r1', '2022', '2024-06-01'], ['r2', None, None]]

@@ -13,12 +13,13 @@ the entity table can come back as entities: document ids, provenance ids and rel
 the entity table never do.
 
 >>> import pandas as pd
->>> from kgkit.core.graph import Graph, _rel
+>>> from kgkit.core.graph import Graph
+>>> from kgkit.testing.builders import relation_row
 >>> ents = pd.DataFrame({"id": ["O:acme", "P:ada", "P:bob"], "name": ["Acme", "Ada", "Bob"],
 ...     "type": ["Org", "Person", "Person"], "aliases": [[]] * 3, "mentions": 1, "documents": 1, "confidence": 1.0,
 ...     "identity": "derived", "degree": [2, 1, 1]})
->>> rels = pd.DataFrame([{**_rel("r1", None, None), "source": "P:ada", "target": "O:acme"},
-...                      {**_rel("r2", None, None), "source": "P:bob", "target": "O:acme"}])
+>>> rels = pd.DataFrame([{**relation_row("r1"), "source": "P:ada", "target": "O:acme"},
+...                      {**relation_row("r2"), "source": "P:bob", "target": "O:acme"}])
 >>> g = Graph.empty().replace(entities=ents, relations=rels)
 >>> hood = neighbourhood(g, "ada", depth=2)
 >>> hood.status, list(zip(hood.entities["id"], hood.entities["hop"])), hood.total_relations
@@ -38,9 +39,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kgkit.stages.communities import communities_of
-from kgkit.core.graph import Graph, _cell
+from kgkit.core.graph import Graph, json_cell
 from kgkit.core.names import normalise_name
+from kgkit.stages.communities import communities_of
 
 MAX_DEPTH = 6
 MAX_LIMIT = 10_000
@@ -50,7 +51,7 @@ def _page(df: pd.DataFrame, offset: int, limit: int) -> dict[str, Any]:
     """One page of a sorted table as JSON rows, with the total and the window asked for."""
     rows = df.iloc[offset: offset + limit]
     return {"total": len(df), "offset": offset, "limit": limit,
-            "items": [{k: _cell(v) for k, v in r.items()} for r in rows.to_dict("records")]}
+            "items": [{k: json_cell(v) for k, v in r.items()} for r in rows.to_dict("records")]}
 
 
 def _check_window(offset: int, limit: int) -> None:
@@ -208,7 +209,7 @@ class Neighbourhood:
     def to_json_dict(self) -> dict[str, Any]:
         """The stable JSON form (``kgkit.neighbourhood/1``, schema in docs/graph.md)."""
         def rows(df: pd.DataFrame) -> list[dict[str, Any]]:
-            return [{k: _cell(v) for k, v in r.items()} for r in df.to_dict("records")]
+            return [{k: json_cell(v) for k, v in r.items()} for r in df.to_dict("records")]
 
         return {"format": "kgkit.neighbourhood/1", "query": self.query, "status": self.status,
                 "matches": self.matches, "params": self.params,

@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kgkit.llm.client import import_litellm
 from kgkit.extractors.llm.prompt import SUMMARY_REQUEST
+from kgkit.llm.client import import_litellm
 
 PROVIDER = "kgkit-fake"
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")

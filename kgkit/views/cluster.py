@@ -84,6 +84,23 @@ def point_colours(values: list[Any], by: str) -> dict[Any, str]:
     return {v: table.get(str(v), "#bab0ac") if v is not None else "#bab0ac" for v in values}
 
 
+def colour_groups(points: pd.DataFrame, colour_by: str) -> list[Any]:
+    """Each point's colour group: its `colour_by` column, its type when the table has no such column."""
+    return points[colour_by].tolist() if colour_by in points else points["type"].tolist()
+
+
+def candidate_pairs(points: pd.DataFrame, candidates: Sequence[Any]) -> list[tuple[int, int, float]]:
+    """(source row, target row, score) of each candidate (a MergeCandidate or a (source, target) pair of ids)
+    whose two entities are both points; a pair's score is 1.0."""
+    pos = {eid: i for i, eid in enumerate(points["id"].tolist())}
+    pairs = []
+    for c in candidates:
+        s, t = (c.source, c.target) if hasattr(c, "source") else (c[0], c[1])
+        if s in pos and t in pos:
+            pairs.append((pos[s], pos[t], float(getattr(c, "score", 1.0))))
+    return pairs
+
+
 def cluster_html(points: pd.DataFrame, *, candidates: Sequence[Any] = (), colour_by: str = "type",
                  title: str = "Entity embeddings", width: int = 760, height: int = 520, labels: int = 25,
                  fragment: bool = False) -> str:
@@ -91,7 +108,6 @@ def cluster_html(points: pd.DataFrame, *, candidates: Sequence[Any] = (), colour
     are drawn as red links between their two points and their points get a red ring; the `labels` most
     connected / first points carry a text label; every point has a tooltip (name, type, colour group)."""
     pad = 24
-    pos = {eid: i for i, eid in enumerate(points["id"].tolist())}
     xs, ys = points["x"].to_numpy(dtype=float), points["y"].to_numpy(dtype=float)
 
     def scale(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -101,13 +117,9 @@ def cluster_html(points: pd.DataFrame, *, candidates: Sequence[Any] = (), colour
         return lo + (v - v.min()) / span * (hi - lo)
 
     px, py = scale(xs, pad, width - pad - 120), scale(ys, height - pad, pad)  # room for labels on the right
-    groups = points[colour_by].tolist() if colour_by in points else points["type"].tolist()
+    groups = colour_groups(points, colour_by)
     colour = point_colours(groups, colour_by)
-    pairs = []
-    for c in candidates:
-        s, t = (c.source, c.target) if hasattr(c, "source") else (c[0], c[1])
-        if s in pos and t in pos:
-            pairs.append((pos[s], pos[t], float(getattr(c, "score", 1.0))))
+    pairs = candidate_pairs(points, candidates)
     marked = {i for a, b, _ in pairs for i in (a, b)}
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
            'role="img" style="background:#fff;border:1px solid #ddd">']

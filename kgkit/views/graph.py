@@ -32,8 +32,9 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit.core.constants import WEAK_TYPES
+from kgkit.core.constants import VIEW_NODES, WEAK_TYPES
 from kgkit.core.graph import Graph
+from kgkit.stages.postprocess import REVIEW_FLAGS
 
 # Tableau-20-like palette; common types are pinned, any other value hashes (sha256) into the palette,
 # so a type gets the same colour in every graph and every run.
@@ -48,7 +49,6 @@ PINNED: dict[str, str] = {
 }  # fmt: skip
 EDGE_COLOUR, FLAGGED_COLOUR = "#9aa0a6", "#d62728"
 FAINT_COLOUR = "#d3d7db"  # co-occurrence edges: context, not claims
-REVIEW_FLAGS = frozenset({"signature_violation", "review_required"})
 _CSS_SIZE = re.compile(r"^\d+(\.\d+)?(px|%|vh|vw|em|rem)$")
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -156,7 +156,7 @@ def _edge_title(row: dict[str, Any], names: dict[str, str]) -> str:
 def graph_html(
     graph: Graph,
     *,
-    max_nodes: int = 400,
+    max_nodes: int = VIEW_NODES,
     color_by: str = "type",
     height: str = "800px",
     title: str | None = None,

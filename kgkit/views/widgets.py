@@ -155,16 +155,11 @@ def canonical_names(payload: Sequence[Mapping[str, Any]], actions: Mapping[str, 
 def cluster_payload(points: Any, *, candidates: Sequence[Any] = (), colour_by: str = "type") -> tuple[list[dict[str, Any]], list[list[int]]]:
     """(points, pairs) traits of ClusterMap from a `kgkit.views.cluster.cluster_points` table: one dict per
     point (id, name, group, colour, x, y, candidate) and the [i, j] row pairs of the candidates."""
-    from kgkit.views.cluster import point_colours
+    from kgkit.views.cluster import candidate_pairs, colour_groups, point_colours
 
-    groups = points[colour_by].tolist() if colour_by in points else points["type"].tolist()
+    groups = colour_groups(points, colour_by)
     colours = point_colours(groups, colour_by)
-    pos = {eid: i for i, eid in enumerate(points["id"].tolist())}
-    pairs = []
-    for c in candidates:
-        s, t = (c.source, c.target) if hasattr(c, "source") else (c[0], c[1])
-        if s in pos and t in pos:
-            pairs.append([pos[s], pos[t]])
+    pairs = [[a, b] for a, b, _ in candidate_pairs(points, candidates)]
     marked = {i for p in pairs for i in p}
     rows = [{"id": str(i), "name": str(n), "group": str(g), "colour": colours[g], "x": float(x), "y": float(y),
              "candidate": k in marked}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kgkit import io
-from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OVERLAP_CHARS, OFFLINE_BATCH_SIZE
+from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS
 from kgkit.core.domain import Domain
 from kgkit.core.executor import Executor
 from kgkit.core.records import Chunk, ChunkExtraction, Document, DocumentError, DocumentExtraction

@@ -21,6 +21,7 @@ for it again.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -33,7 +34,7 @@ from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BAT
 from kgkit.core.domain import Domain
 from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
-from kgkit.core.records import Chunk, Document, DocumentError, DocumentExtraction
+from kgkit.core.records import Chunk, Document, DocumentError, DocumentExtraction, sha256_hex
 from kgkit.io.cache import Cache
 from kgkit.io.workspace import (
     COMMUNITIES,
@@ -51,8 +52,8 @@ from kgkit.stages.communities import Communities, assign_communities, detect_com
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 
-__all__ = ["ExtractResult", "RunResult", "as_workspace", "build", "communities", "extract", "read_graph", "run",
-           "view"]
+__all__ = ["BuildResult", "ExtractResult", "RunResult", "as_workspace", "build", "commit_graph", "communities",
+           "extract", "import_graph", "read_graph", "run", "view"]
 
 Outcome = Literal["complete", "failures", "rejected"]
 DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
@@ -67,7 +68,7 @@ def as_workspace(workspace: Workspace | str | os.PathLike[str]) -> Workspace:
 def read_graph(workspace: Workspace | str | os.PathLike[str]) -> Graph:
     """The workspace's current graph (FileNotFoundError when it has none yet)."""
     ws = as_workspace(workspace)
-    return Graph.from_json_bytes(ws.read_bytes(GRAPH))
+    return Graph.from_json_dict(json.loads(ws.read_bytes(GRAPH)))
 
 
 def _domain(domain: Domain | str) -> Domain:
@@ -192,9 +193,7 @@ def _stale_if_changed(gen: Generation, graph_bytes: bytes) -> None:
     """Mark the search index and narrative stale when the graph's bytes change (and they exist)."""
     ws = gen.workspace
     entry = ws.manifest().artefacts.get(GRAPH)
-    import hashlib
-
-    if entry is not None and entry["sha256"] == hashlib.sha256(graph_bytes).hexdigest():
+    if entry is not None and entry["sha256"] == sha256_hex(graph_bytes):
         return
     gen.mark_stale({name: why for name, why in DERIVED_BY_GRAPH.items() if ws.exists(name)})
 
@@ -242,7 +241,7 @@ def run(
         graph = cache.run(build_graph, extractions, domain=dom, learned_at=learned_at)
         timings["build"] = clock() - t
         t = clock()
-        comms = cache.run(detect_communities, graph, seed=seed, method=community_method)
+        comms = detect_communities(graph, seed=seed, method=community_method)
         graph = assign_communities(graph, comms)
         timings["communities"] = clock() - t
         client = getattr(extractor, "client", None)
@@ -349,7 +348,7 @@ def build(
 ) -> BuildResult:
     """Build the graph from extractions — the workspace's own extractions.jsonl, or `source`: another
     extractions.jsonl, a workspace holding one, or a sift-kg output folder — then communities and view."""
-    from kgkit.io.importers import read_extractions
+    from kgkit.io.extractions import read_extractions
 
     ws = as_workspace(workspace)
     dom = _domain(domain)
@@ -364,30 +363,42 @@ def build(
         _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
         outputs = _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
         number = gen.commit()
-    from kgkit.io.importers import failed_chunks
+    from kgkit.io.extractions import failed_chunks
 
     return BuildResult(graph=graph, communities=comms, chunk_errors=failed_chunks(found), outputs=outputs,
                        generation=number)
 
 
 def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tuple[str, bytes | None]] = (),
-                 seed: int | None = None, method: str | None = None) -> tuple[Graph, Communities, int]:
+                 seed: int | None = None, method: str | None = None, write_view: bool = True,
+                 view_nodes: int | None = None) -> tuple[Graph, Communities, int]:
     """Commit a changed graph with fresh communities and view (and `extra` files: name -> bytes, None to
     remove) as one generation; the search index and narrative become stale. Inside `ws.writer()`."""
     config = ws.manifest().config
     seed = config.get("seed", 0) if seed is None else seed
     method = config.get("community_method", "louvain") if method is None else method
+    view_nodes = config.get("view_nodes", VIEW_NODES) if view_nodes is None else view_nodes
     comms = detect_communities(graph, seed=seed, method=method)  # type: ignore[arg-type]
     graph = assign_communities(graph, comms)
-    gen = ws.begin(step, config={"seed": seed, "community_method": method})
+    gen = ws.begin(step, config={"seed": seed, "community_method": method, "view_nodes": view_nodes})
     _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
-    _write_graph_outputs(gen, graph, comms, write_view=True, view_nodes=config.get("view_nodes", VIEW_NODES))
+    _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=view_nodes)
     for name, data in extra:
         if data is None:
             gen.remove(name)
         else:
             gen.write_bytes(name, data)
     return graph, comms, gen.commit()
+
+
+def import_graph(workspace: Workspace | str | os.PathLike[str], graph: Graph, *, write_view: bool = True,
+                 max_view_nodes: int = VIEW_NODES, lock_timeout: float = 60.0) -> tuple[Graph, int]:
+    """Make a graph made elsewhere (a sift-kg project, an export read back) the workspace's graph, with its
+    communities and view, as one generation; returns the graph committed and the generation."""
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="import"):
+        graph, _, number = commit_graph(ws, graph, step="import", write_view=write_view, view_nodes=max_view_nodes)
+    return graph, number
 
 
 def communities(

@@ -39,14 +39,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kgkit.core.domain import Domain
-from kgkit.llm.client import Answer, LLMClient, run_sync
+from kgkit.core.records import Chunk, ExtractedEntity, ExtractedRelation, Record, TextExtraction, short_hash
 from kgkit.extractors.llm import context as context_prompt
 from kgkit.extractors.llm import prompt as extraction_prompt
 from kgkit.extractors.llm.prompt import ExtractionInput, ExtractionResponse
 from kgkit.extractors.llm.quotes import find_quote
-from kgkit.core.records import Chunk, ExtractedEntity, ExtractedRelation, Record, TextExtraction, short_hash
+from kgkit.llm.client import Answer, LLMClient, run_sync
+from kgkit.llm.options import LLMOptions
 
 ENTITY_CONFIDENCE = 0.8
 RELATION_CONFIDENCE = 0.8
@@ -109,6 +111,12 @@ class _Contexts:
 
 class LLMExtractor:
     """Extract entities and relations with an LLM (see the module docstring)."""
+
+    @classmethod
+    def from_options(cls, options: LLMOptions, *, cache: Any = None) -> LLMExtractor:
+        """The extractor for `options` (model, price, budget cap, limits), its requests cached in `cache`.
+        Raises kgkit.llm.options.LLMOptionError for a paid model without a cap or an unpriced model."""
+        return cls(options.client(cache=cache), document_context=options.document_context)
 
     def __init__(self, client: LLMClient, *, document_context: bool = False) -> None:
         self.client = client

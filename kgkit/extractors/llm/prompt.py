@@ -33,11 +33,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from kgkit.core.domain import Domain
-from kgkit.llm.validation import validation_context as current_context
+from kgkit.core.records import short_hash
 from kgkit.extractors.llm.context import MAX_WORDS as SUMMARY_MAX_WORDS
 from kgkit.extractors.llm.context import short_summary
 from kgkit.extractors.llm.quotes import find_quote
-from kgkit.core.records import short_hash
+from kgkit.llm.validation import validation_context as current_context
 
 PROMPT_VERSION = "2"
 SUMMARY_REQUEST = f"""

@@ -32,6 +32,8 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from kgkit.core.graph import Graph
+from kgkit.io import atomic_write_text
 from kgkit.io.export._common import atomic_write_lines
 from kgkit.io.export.neo4j import cypher_script, write_neo4j_csv
 from kgkit.io.export.networks import (
@@ -47,8 +49,6 @@ from kgkit.io.export.networks import (
 )
 from kgkit.io.export.rdf import rdf_text, read_rdf, to_rdflib
 from kgkit.io.export.tabular import read_parquet, read_sqlite, write_csv, write_parquet, write_sqlite
-from kgkit.core.graph import Graph
-from kgkit.io import atomic_write_text
 
 __all__ = [
     "FORMATS", "cypher_script", "cytoscape_json", "export_graph", "gexf", "graphml", "node_link_dict",

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit.core.graph import LIST_COLUMNS, TABLES, Graph, empty_table
+from kgkit.core.graph import LIST_COLUMNS, TABLES, Graph, empty_table, json_cell
 from kgkit.io import atomic_file
 
 Kind = str  # "str" | "int" | "float" | "bool" | "list"
@@ -60,24 +60,11 @@ def column_kinds(df: pd.DataFrame) -> dict[str, Kind]:
     return kinds
 
 
-def cell(value: Any) -> Any:
-    """A plain Python cell: NA/NaN -> None, numpy scalars -> Python, tuples/arrays -> lists."""
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and getattr(value, "ndim", 0) == 1):
-        return [cell(v) for v in value]
-    if isinstance(value, float) and value != value:
-        return None
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
 def records(df: pd.DataFrame) -> Iterator[dict[str, Any]]:
-    """Rows as dicts of plain cells, every column of the table (nulls kept as None)."""
+    """Rows as dicts of plain cells (kgkit.core.graph.json_cell), every column of the table (nulls kept as None)."""
     cols = list(df.columns)
     for row in df.itertuples(index=False, name=None):
-        yield dict(zip(cols, (cell(v) for v in row)))
+        yield dict(zip(cols, (json_cell(v) for v in row)))
 
 
 def text_of(value: Any) -> str:
@@ -104,7 +91,7 @@ def loads_list(value: Any) -> list[Any]:
         return []
     if isinstance(value, str):
         return list(json.loads(value)) if value else []
-    return [cell(v) for v in value]
+    return [json_cell(v) for v in value]
 
 
 def graph_from_tables(tables: dict[str, pd.DataFrame], meta: dict[str, Any] | None = None) -> Graph:
@@ -123,7 +110,7 @@ def graph_from_tables(tables: dict[str, pd.DataFrame], meta: dict[str, Any] | No
             if col in LIST_COLUMNS:
                 df[col] = [loads_list(v) for v in df[col]]
             elif columns.get(col, "object") == "object":
-                df[col] = pd.Series([cell(v) for v in df[col]], index=df.index, dtype="object")
+                df[col] = pd.Series([json_cell(v) for v in df[col]], index=df.index, dtype="object")
         out[name] = df
     return Graph(**out, meta=dict(meta or {}))
 

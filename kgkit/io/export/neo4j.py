@@ -28,9 +28,9 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit.io.export._common import column_kinds, records
 from kgkit.core.graph import Graph
 from kgkit.io import atomic_write_text
+from kgkit.io.export._common import column_kinds, records
 
 BATCH = 500  # rows per UNWIND statement
 _ESCAPES = {"\\": "\\\\", "'": "\\'", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -21,9 +21,9 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit.io.export._common import column_kinds, dumps_list, graph_from_tables, records, text_of, xml_escape
 from kgkit.core.graph import Graph
 from kgkit.io import dumps_json
+from kgkit.io.export._common import column_kinds, dumps_list, graph_from_tables, records, text_of, xml_escape
 
 _NODE_SKIP = ("id",)
 _EDGE_SKIP = ("id", "source", "target")

@@ -23,8 +23,8 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from kgkit.io.export._common import column_kinds, graph_from_tables, records
 from kgkit.core.graph import Graph
+from kgkit.io.export._common import column_kinds, graph_from_tables, records
 
 NS = "https://kgkit.dev/ns#"
 REL_NS = "https://kgkit.dev/relation#"

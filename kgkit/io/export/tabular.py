@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgkit.io.export._common import atomic_dir_file, cell, column_kinds, dumps_list, graph_from_tables, loads_list
-from kgkit.core.graph import Graph
+from kgkit.core.graph import Graph, json_cell
 from kgkit.io import atomic_write_text, dumps_json
+from kgkit.io.export._common import atomic_dir_file, column_kinds, dumps_list, graph_from_tables, loads_list
 
 FILE_NAMES = {"entities": "nodes", "relations": "edges", "provenance": "provenance", "documents": "documents"}
 _INDEXES = {"entities": ("type", "name"), "relations": ("source", "target", "type"),
@@ -124,7 +124,7 @@ def write_sqlite(graph: Graph, dest: str | os.PathLike[str]) -> Path:
                                 [(table, c, kinds[c], i) for i, c in enumerate(cols)])
                 decl = ", ".join(f"{_ident(c)} {_SQL_TYPES[kinds[c]]}" for c in cols)
                 con.execute(f"CREATE TABLE {_ident(table)} ({decl})")
-                rows = ([_sql_value(kinds[c], cell(v)) for c, v in zip(cols, row)]
+                rows = ([_sql_value(kinds[c], json_cell(v)) for c, v in zip(cols, row)]
                         for row in df.itertuples(index=False, name=None))
                 marks = ", ".join("?" for _ in cols)
                 con.executemany(f"INSERT INTO {_ident(table)} VALUES ({marks})", rows)

@@ -6,14 +6,15 @@
 - `label_communities(items, llm=None)` with `community_inputs(graph, communities, facts)` (labels.py): community
   labels for `Cache.map`, one entry per community's content.
 - `Narrative.to_markdown()`, `.entity_frame()`, `.community_frame()`, `.to_json_dict()` (model.py).
-- `narrate_workspace(workspace)` (workspace.py): the driver the CLI and the demo use (reads graph.json, writes
-  narrative.md and narrative.json).
+- The workflow that reads a workspace's graph and writes narrative.md / narrative.json is
+  `kgkit.workflows.narrate.narrate`.
 
 >>> import pandas as pd
->>> from kgkit.core.graph import Graph, _rel
+>>> from kgkit.core.graph import Graph
+>>> from kgkit.testing.builders import relation_row
 >>> ents = pd.DataFrame({"id": ["a", "b"], "name": ["Ada", "Acme"], "type": "Thing", "aliases": [[]] * 2,
 ...     "mentions": 2, "documents": 1, "confidence": 1.0, "identity": "derived", "degree": 1})
->>> rels = pd.DataFrame([{**_rel("r1", None, None), "type": "WORKS_FOR", "evidence": "Ada joined Acme."}])
+>>> rels = pd.DataFrame([{**relation_row("r1"), "type": "WORKS_FOR", "evidence": "Ada joined Acme."}])
 >>> n = narrate(Graph.empty().replace(entities=ents, relations=rels))
 >>> n.entity_frame()[["name", "source"]].values.tolist()
 [['Ada', 'extractive'], ['Acme', 'extractive']]
@@ -30,8 +31,7 @@ from kgkit.stages.narrate.model import (
     Sentence,
     SourceRelation,
 )
-from kgkit.workflows.narrate import narrate_workspace
 
 __all__ = ["CommunityInput", "CommunityLabel", "CommunityText", "EntityDescription", "Narrative", "Section",
            "Sentence", "SourceRelation", "cited_sentences", "community_inputs", "label_communities", "narrate",
-           "narrate_workspace", "offline_label"]
+           "offline_label"]

@@ -16,17 +16,17 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kgkit.core.graph import Graph
+from kgkit.core.stage import stage
 from kgkit.llm.client import LLMClient, run_sync
 from kgkit.stages.narrate import facts as F
 from kgkit.stages.narrate.labels import community_inputs, label_communities, labels_frame_rows
 from kgkit.stages.narrate.model import CommunityLabel, EntityDescription, Narrative, Section, Sentence, SourceRelation
 from kgkit.stages.narrate.prompt import PROMPT_HASH, CitedSentence, Fact, SectionInput, SectionResponse, render_messages
-from kgkit.core.stage import stage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from kgkit.io.cache import Cache
+    from kgkit.core.protocols import StageCache
     from kgkit.stages.communities import Communities
 
 TITLES = {"overview": "Overview", "chains": "Main relationship chains", "timeline": "Timeline"}
@@ -76,7 +76,7 @@ def _section(kind: str, extractive: list[Sentence], llm_result: tuple[list[Sente
 
 @stage(version="1")
 def narrate(
-    graph: Graph, *, communities: Communities | None = None, llm: LLMClient | None = None, cache: Cache | None = None,
+    graph: Graph, *, communities: Communities | None = None, llm: LLMClient | None = None, cache: StageCache | None = None,
     top_entities: int = 10, chains: int = 5, chain_length: int = 3, timeline: int = 12, llm_communities: int = 10,
     weak_types: tuple[str, ...] = F.WEAK_TYPES, seed: int = 0,
 ) -> Narrative:
@@ -90,10 +90,11 @@ def narrate(
     parts get the budget.
 
     >>> import pandas as pd
-    >>> from kgkit.core.graph import Graph, _rel
+    >>> from kgkit.core.graph import Graph
+    >>> from kgkit.testing.builders import relation_row
     >>> ents = pd.DataFrame({"id": ["a", "b"], "name": ["Ada", "Acme"], "type": "Thing", "aliases": [[]] * 2,
     ...     "mentions": 2, "documents": 1, "confidence": 1.0, "identity": "derived", "degree": 1})
-    >>> rels = pd.DataFrame([{**_rel("r1", None, None), "type": "WORKS_FOR", "evidence": "Ada joined Acme in 1990."}])
+    >>> rels = pd.DataFrame([{**relation_row("r1"), "type": "WORKS_FOR", "evidence": "Ada joined Acme in 1990."}])
     >>> n = narrate(Graph.empty().replace(entities=ents, relations=rels))
     >>> [s.text for s in n.chains.sentences], n.timeline.sentences[0].date, n.cited_relations()
     (['Ada works for Acme (support 1).'], '1990', ['r1'])
@@ -163,7 +164,7 @@ def _llm_inputs(graph: Graph, facts: pd.DataFrame, summary: pd.DataFrame, top: p
                 chain_rows: list[list[int]], dated: pd.DataFrame,
                 index: dict[str, list[int]]) -> dict[Any, SectionInput]:
     """One SectionInput per LLM request, in the order they are asked."""
-    strong = list(F._strong(facts).index[:20])
+    strong = list(F.strong_facts(facts).index[:20])
     types = facts["type"].value_counts()
     context = [f"{len(graph.documents)} documents, {len(graph.entities)} entities, {len(facts)} relations.",
                "Relation types: " + ", ".join(f"{t} ({n})" for t, n in sorted(types.items(),
@@ -208,7 +209,7 @@ async def _ask_all(llm: LLMClient, inputs: dict[Any, SectionInput],
     return out
 
 
-def _labels(pairs: list[tuple[str, Any]], *, llm: LLMClient | None, cache: Cache | None,
+def _labels(pairs: list[tuple[str, Any]], *, llm: LLMClient | None, cache: StageCache | None,
             llm_communities: int) -> list[Any]:
     """Community texts: LLM for the first `llm_communities` with relations inside, extractive for the rest;
     through `cache.map` (one entry per community's content) when a cache is given."""

@@ -5,11 +5,12 @@ documents, the strongest relationship chains, dated facts, the most connected en
 All pure and deterministic: rows are ordered by explicit keys (strength, then id), never by hash order.
 
 >>> import pandas as pd
->>> from kgkit.core.graph import Graph, _rel
+>>> from kgkit.core.graph import Graph
+>>> from kgkit.testing.builders import relation_row
 >>> ents = pd.DataFrame({"id": ["a", "b", "c"], "name": ["Ada", "Acme", "London"], "type": "Thing",
 ...     "aliases": [[]] * 3, "mentions": 1, "documents": 1, "confidence": 1.0, "identity": "derived", "degree": 1})
->>> rels = pd.DataFrame([{**_rel("r1", None, None), "type": "WORKS_FOR", "evidence": "In 1990 Ada joined Acme."},
-...                      {**_rel("r2", None, None), "source": "b", "target": "c", "type": "LOCATED_IN"}])
+>>> rels = pd.DataFrame([{**relation_row("r1"), "type": "WORKS_FOR", "evidence": "In 1990 Ada joined Acme."},
+...                      {**relation_row("r2"), "source": "b", "target": "c", "type": "LOCATED_IN"}])
 >>> facts = relation_facts(Graph.empty().replace(entities=ents, relations=rels))
 >>> list(facts["statement"])
 ['Ada works for Acme', 'Acme is located in London']
@@ -114,7 +115,7 @@ def relation_facts(graph: Graph, *, weak_types: tuple[str, ...] = WEAK_TYPES, we
     return out.sort_values(["strength", "id"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
-def _strong(facts: pd.DataFrame) -> pd.DataFrame:
+def strong_facts(facts: pd.DataFrame) -> pd.DataFrame:
     """Non-negated relations, co-occurrence ones only when there is nothing else."""
     live = facts[~facts["negated"]]
     strong = live[~live["weak"]]
@@ -125,7 +126,7 @@ def strongest_chains(facts: pd.DataFrame, *, k: int = 5, length: int = 3) -> lis
     """Up to `k` paths of at most `length` relations (row labels of `facts`), greedily grown from the strongest
     unused relation by the strongest unused relation at either end that reaches a new entity. Co-occurrence
     types are left out unless the graph has nothing else."""
-    cand = _strong(facts)
+    cand = strong_facts(facts)
     touching: dict[str, list[int]] = {}
     for i, s, t in zip(cand.index, cand["source"], cand["target"]):
         touching.setdefault(s, []).append(i)
@@ -275,7 +276,7 @@ def overview_sentences(graph: Graph, facts: pd.DataFrame, communities: pd.DataFr
             source, target = facts["source"].to_numpy(), facts["target"].to_numpy()
             for members in big["top_entities"]:
                 inside = {i for m in members for i in index.get(m, []) if source[i] in members and target[i] in members}
-                rows += list(_strong(facts.loc[sorted(inside)]).index[:1])
+                rows += list(strong_facts(facts.loc[sorted(inside)]).index[:1])
             listed = "; ".join(f"{c} ({lbl}, {int(s)} entities)" for c, lbl, s in
                                zip(big["community"], big["label"], big["size"]))
             out.append(Sentence(text=f"It falls into {len(communities)} communities; the largest are {listed}.",

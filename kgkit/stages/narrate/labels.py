@@ -31,19 +31,18 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
-
 from kgkit.core.fingerprint import fingerprint
+from kgkit.core.records import Record
+from kgkit.core.stage import stage
 from kgkit.llm.client import LLMClient, run_sync
 from kgkit.stages.narrate.model import CommunityText, Sentence
 from kgkit.stages.narrate.prompt import Fact, LabelResponse, SectionInput, render_messages
-from kgkit.core.stage import stage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from kgkit.stages.communities import Communities
     from kgkit.core.graph import Graph
+    from kgkit.stages.communities import Communities
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 STOPWORDS = frozenset("""about above after again against all also and any are because been before being below
@@ -54,16 +53,14 @@ very was were what when where which while who whom why will with would you your 
 many much new year years let""".split())  # noqa: SIM905 (a word list reads better as text)
 
 
-class Member(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class Member(Record):
     id: str
     name: str
     type: str
     degree: int
 
 
-class CommunityFact(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class CommunityFact(Record):
     id: str
     statement: str
     type: str
@@ -72,10 +69,9 @@ class CommunityFact(BaseModel):
     documents: tuple[str, ...] = ()
 
 
-class CommunityInput(BaseModel):
+class CommunityInput(Record):
     """What one community's label is made from (its content; no id)."""
 
-    model_config = ConfigDict(frozen=True)
     size: int
     relations_total: int
     members: tuple[Member, ...]  # the most connected, at most `top`

@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from kgkit.core.records import Record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,21 +27,19 @@ Source = Literal["llm", "extractive"]
 FORMAT = "kgkit.narrative/1"
 
 
-class Sentence(BaseModel):
+class Sentence(Record):
     """One sentence and what it was written from."""
 
-    model_config = ConfigDict(frozen=True)
     text: str
     relations: tuple[str, ...] = ()  # relation ids
     documents: tuple[str, ...] = ()  # document paths
     date: str | None = None  # timeline entries
 
 
-class Section(BaseModel):
+class Section(Record):
     """A part of the narrative. `fallback` says why LLM text was wanted but not used (budget, invalid output,
     provider error): the sentences are then the extractive ones."""
 
-    model_config = ConfigDict(frozen=True)
     kind: str
     title: str
     sentences: tuple[Sentence, ...] = ()
@@ -47,8 +47,7 @@ class Section(BaseModel):
     fallback: str | None = None
 
 
-class EntityDescription(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class EntityDescription(Record):
     entity: str
     name: str
     type: str
@@ -64,12 +63,11 @@ class EntityDescription(BaseModel):
         return " ".join(s.text for s in self.sentences)
 
 
-class CommunityText(BaseModel):
+class CommunityText(Record):
     """A community's label and description: the per-community cached value (no community id in it, so a
     renumbered but unchanged community is not recomputed). `error` (why an LLM label was not used) keeps a
     fallback out of the cache, so a later run with more budget asks again."""
 
-    model_config = ConfigDict(frozen=True)
     label: str
     sentences: tuple[Sentence, ...] = ()
     terms: tuple[str, ...] = ()
@@ -77,8 +75,7 @@ class CommunityText(BaseModel):
     error: str | None = None
 
 
-class CommunityLabel(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class CommunityLabel(Record):
     community: str
     size: int
     relations: int
@@ -95,10 +92,9 @@ class CommunityLabel(BaseModel):
         return " ".join(s.text for s in self.sentences)
 
 
-class SourceRelation(BaseModel):
+class SourceRelation(Record):
     """A cited relation: what it says, its evidence quote and its documents."""
 
-    model_config = ConfigDict(frozen=True)
     id: str
     statement: str
     type: str = ""
@@ -107,10 +103,9 @@ class SourceRelation(BaseModel):
     documents: tuple[str, ...] = ()
 
 
-class Narrative(BaseModel):
+class Narrative(Record):
     """Overview, relationship chains, timeline, entity descriptions, community labels, and the cited sources."""
 
-    model_config = ConfigDict(frozen=True)
     overview: Section
     chains: Section
     timeline: Section

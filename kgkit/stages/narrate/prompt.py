@@ -26,10 +26,10 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
+from kgkit.core.records import Record, short_hash
 from kgkit.llm.validation import validation_context
-from kgkit.core.records import short_hash
 
 PROMPT_VERSION = "1"
 MAX_EVIDENCE_CHARS = 300
@@ -60,10 +60,9 @@ Facts:
 {facts}"""
 
 
-class Fact(BaseModel):
+class Fact(Record):
     """One relation as the model sees it."""
 
-    model_config = ConfigDict(frozen=True)
     id: str
     statement: str  # "Ada works for Acme"
     evidence: str | None = None
@@ -71,10 +70,9 @@ class Fact(BaseModel):
     date: str | None = None
 
 
-class SectionInput(BaseModel):
+class SectionInput(Record):
     """What one narrative request is rendered from."""
 
-    model_config = ConfigDict(frozen=True)
     task: Task
     facts: list[Fact]
     context: list[str] = Field(default_factory=list)  # lines about the graph (counts, chains, members, terms)

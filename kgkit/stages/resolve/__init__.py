@@ -2,14 +2,14 @@
 
     candidates = merge_candidates(graph)                       # exact key -> rules + LSH -> embeddings
     decisions = decide(candidates, decisions=read_decisions(ws), at=now)   # policy; person ones kept
-    applied = apply_decisions(graph, decisions, symmetric=...)  # new graph + journal
+    applied = apply_decisions(graph, decisions, symmetric=domain.symmetric_types())  # graph + journal
     undo(applied.graph, applied.journal)                        # == graph, byte for byte
     identify(graph, "J. Smith")                                 # unique / ambiguous / not_found
 
 See docs/resolution.md.
 """
 
-from kgkit.stages.resolve.apply import Applied, Journal, apply_decisions, graph_sha256, undo
+from kgkit.stages.resolve.apply import Applied, Journal, apply_decisions, undo
 from kgkit.stages.resolve.candidates import index_graph, merge_candidates
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.decisions import Decision, Judge, JudgeAnswer, Policy, decide, pending, person_decision
@@ -19,5 +19,5 @@ from kgkit.stages.resolve.keys import match_key
 from kgkit.stages.resolve.scoring import MergeCandidate
 
 __all__ = ["Applied", "Decision", "Identity", "Journal", "Judge", "JudgeAnswer", "LLMJudge", "MergeCandidate",
-           "Policy", "ResolveConfig", "apply_decisions", "decide", "graph_sha256", "identify", "index_graph",
-           "match_key", "merge_candidates", "pending", "person_decision", "undo"]
+           "Policy", "ResolveConfig", "apply_decisions", "decide", "identify", "index_graph", "match_key",
+           "merge_candidates", "pending", "person_decision", "undo"]

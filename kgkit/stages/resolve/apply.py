@@ -8,15 +8,16 @@
   flags united, evidence from the most confident. A relation between two merged entities becomes a
   self-loop flagged ``self_loop`` (kept, not dropped). Names merged away become aliases.
 - A rejected relation is removed in its stated direction only; in both directions only for relation
-  types the caller declares symmetric (the domain's `symmetric: true`).
+  types the caller declares symmetric (`domain.symmetric_types()`: the domain's `symmetric: true`).
 - The journal holds every decision's outcome and the exact row-level difference of the four tables, so
   `undo(applied_graph, journal)` gives back the prior graph, byte for byte once saved.
 
 >>> import pandas as pd
 >>> from kgkit.core.graph import Graph
 >>> from kgkit.stages.resolve.decisions import person_decision
->>> g = Graph.empty().replace(entities=pd.DataFrame([_e("a", 1), _e("b", 2), _e("c", 1)]),
-...     relations=pd.DataFrame([_r("a", "c"), _r("b", "c")]))
+>>> from kgkit.testing.builders import edge_row, entity_row
+>>> g = Graph.empty().replace(entities=pd.DataFrame([entity_row("a"), entity_row("b", mentions=2), entity_row("c")]),
+...     relations=pd.DataFrame([edge_row("a", "c"), edge_row("b", "c")]))
 >>> out = apply_decisions(g, [person_decision("merge", ("a", "b"))])
 >>> list(out.graph.entities["id"]), out.graph.relations["support"].tolist(), out.mapping
 (['b', 'c'], [2], {'a': 'b'})
@@ -32,16 +33,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from kgkit.core.graph import TABLES, Graph, relation_id
-from kgkit.stages.resolve.decisions import _RANK, Decision
+from kgkit.core.graph import TABLES, Graph
+from kgkit.core.names import relation_id
+from kgkit.core.records import Record
 from kgkit.core.stage import stage
-from kgkit.core.records import canonical_json, sha256_hex
+from kgkit.stages.resolve.decisions import DECIDER_RANK, Decision
 
 
-class JournalEntry(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class JournalEntry(Record):
     decision_id: str
     kind: str
     status: Literal["applied", "skipped"]
@@ -49,20 +50,19 @@ class JournalEntry(BaseModel):
     subjects: tuple[str, ...] = ()
 
 
-class TableDiff(BaseModel):
+class TableDiff(Record):
     """Rows of a table (as JSON rows) that apply removed, the positions of the rows it added, and, when the
     kept rows changed relative order, the order that restores them."""
 
-    model_config = ConfigDict(frozen=True)
     removed: list[tuple[int, dict[str, Any]]] = Field(default_factory=list)
     added: list[int] = Field(default_factory=list)
     order: list[int] | None = None
 
 
-class Journal(BaseModel):
-    """What one apply did, enough to undo it exactly."""
+class Journal(Record):
+    """What one apply did, enough to undo it exactly. `before_sha256` / `after_sha256` are the graphs'
+    `Graph.sha256()`."""
 
-    model_config = ConfigDict(frozen=True)
     format: str = "kgkit.journal/1"
     before_sha256: str
     after_sha256: str
@@ -77,13 +77,6 @@ class Applied:
     graph: Graph
     journal: Journal
     mapping: dict[str, str]
-
-
-def graph_sha256(graph: Graph | dict[str, Any]) -> str:
-    """sha256 of the graph's canonical JSON (what kgkit.io.save_graph writes, up to the newline)."""
-    if isinstance(graph, Graph):
-        return sha256_hex(graph.to_json_bytes())
-    return sha256_hex(canonical_json(graph))
 
 
 # --------------------------------------------------------------------------- merges
@@ -101,7 +94,7 @@ def _groups(decisions: Sequence[Decision], ids: set[str], mentions: dict[str, in
 
     apart = [d.subjects for d in decisions if d.kind == "keep_apart" and d.verdict == "accept"]
     merges = [d for d in decisions if d.kind == "merge" and d.verdict == "accept"]
-    merges.sort(key=lambda d: (_RANK[d.decided_by], -(d.score or 0.0), d.id))
+    merges.sort(key=lambda d: (DECIDER_RANK[d.decided_by], -(d.score or 0.0), d.id))
     entries: list[JournalEntry] = []
     sources: set[str] = set()
     targets: set[str] = set()
@@ -269,7 +262,7 @@ def _diff(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> TableDif
 
 def undo(graph: Graph, journal: Journal) -> Graph:
     """The graph as it was before the apply that wrote `journal` (ValueError if `graph` is not its result)."""
-    if graph_sha256(graph) != journal.after_sha256:
+    if graph.sha256() != journal.after_sha256:
         raise ValueError("this graph is not the one the journal's apply produced (changed since?); not undone")
     data = graph.to_json_dict()
     out: dict[str, Any] = {"format": data["format"], "meta": journal.meta_before}
@@ -283,7 +276,7 @@ def undo(graph: Graph, journal: Journal) -> Graph:
             rows.insert(pos, row)
         out[name] = rows
     restored = Graph.from_json_dict(out)
-    if graph_sha256(restored) != journal.before_sha256:
+    if restored.sha256() != journal.before_sha256:
         raise ValueError("undo did not reproduce the prior graph exactly")
     return restored
 
@@ -307,18 +300,7 @@ def apply_decisions(graph: Graph, decisions: Sequence[Decision], *, symmetric: I
     ents = ents.assign(degree=ents["id"].map(degree).fillna(0).astype("int64"))
     after = graph.replace(entities=ents, relations=rel.reset_index(drop=True), provenance=prov.reset_index(drop=True))
     before_json, after_json = graph.to_json_dict(), after.to_json_dict()
-    journal = Journal(before_sha256=graph_sha256(before_json), after_sha256=graph_sha256(after_json),
+    journal = Journal(before_sha256=graph.sha256(), after_sha256=after.sha256(),
                       entries=entries + rejected, mapping=mapping, meta_before=dict(graph.meta),
                       tables={t: _diff(before_json[t], after_json[t]) for t in TABLES})
     return Applied(graph=after, journal=journal, mapping=mapping)
-
-
-def _e(eid: str, mentions: int) -> dict[str, Any]:
-    return {"id": eid, "name": eid.upper(), "type": "T", "aliases": [], "mentions": mentions, "documents": 1,
-            "confidence": 1.0, "identity": "derived", "degree": 1, "community": None}
-
-
-def _r(source: str, target: str, rtype: str = "R", support: int = 1, confidence: float = 0.5) -> dict[str, Any]:
-    return {"id": relation_id(source, rtype, target), "source": source, "target": target, "type": rtype,
-            "predicate": None, "negated": False, "confidence": confidence, "support": support, "evidence": None,
-            "valid_at": None, "invalid_at": None, "created_at": None, "expired_at": None, "flags": []}

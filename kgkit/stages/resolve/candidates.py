@@ -7,9 +7,10 @@ into the better-attested one (more mentions). Identity is decided per pair from 
 the runner-up (another node) by `margin`, and the types must agree, else the verdict is ambiguous.
 
 >>> from kgkit.core.graph import Graph
+>>> from kgkit.testing.builders import entity_row
 >>> import pandas as pd
->>> ents = pd.DataFrame([_ent("Person:jane smith", "Jane Smith", "Person", 5), _ent("Person:dr jane smith",
-...     "Dr. Jane Smith", "Person", 1), _ent("Person:j smith", "J. Smith", "Person", 1)])
+>>> ents = pd.DataFrame([entity_row("Person:jane smith", "Jane Smith", "Person", 5), entity_row("Person:dr jane smith",
+...     "Dr. Jane Smith", "Person", 1), entity_row("Person:j smith", "J. Smith", "Person", 1)])
 >>> g = Graph.empty().replace(entities=ents)
 >>> [(c.source, c.target, c.step, c.verdict) for c in merge_candidates(g)]
 [('Person:dr jane smith', 'Person:jane smith', 'exact', 'unique'), ('Person:j smith', 'Person:jane smith', 'rule', 'unique')]
@@ -26,6 +27,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
+from kgkit.core.stage import stage
 from kgkit.stages.build import gc_paused
 from kgkit.stages.embed import Embedder
 from kgkit.stages.resolve.config import ResolveConfig
@@ -35,11 +37,10 @@ from kgkit.stages.resolve.scoring import (
     STRING_SCORERS,
     GraphContext,
     MergeCandidate,
-    _floor,
     graph_context,
     score_pair,
+    string_floor,
 )
-from kgkit.core.stage import stage
 
 _SLIPS = {"rule_typo", "rule_swapped", "rule_swapped_typo", "rule_split"}
 """Rules that pair two spellings of one full person name (keys.person_slip)."""
@@ -204,7 +205,7 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
     codes = codes[~_contains(rule_codes, codes)]
     a, b = codes // n, codes % n
     tsort, jw = _bulk_strings(idx, a, b, STRING_SCORERS[1::2])
-    floor = _floor(cfg, None, context is not None)
+    floor = string_floor(cfg, None, context is not None)
     keep = (0.6 * tsort + 0.4 * jw) >= floor
     keep |= _rule_possible_bulk(idx, a, b, _swapped_close(idx, a, b, tsort, keep, floor))
     codes, a, b, tsort, jw = codes[keep], a[keep], b[keep], tsort[keep], jw[keep]
@@ -366,9 +367,3 @@ def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), emb
                                                f"(others within the margin {idx.config.margin} share none)")
             out.append(_candidate(idx, src, dst, s.score, s.step, verdict, s.features, reasons))
         return sorted(out, key=lambda c: (-c.score, c.source, c.target))
-
-
-def _ent(eid: str, name: str, typ: str, mentions: int) -> dict[str, Any]:
-    """A minimal entity row (doctests and tests)."""
-    return {"id": eid, "name": name, "type": typ, "aliases": [], "mentions": mentions, "documents": 1,
-            "confidence": 1.0, "identity": "derived", "degree": 0, "community": None}

@@ -21,15 +21,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.core.records import Record, short_hash
 from kgkit.core.stage import stage
-from kgkit.core.records import short_hash
+from kgkit.stages.resolve.scoring import MergeCandidate
 
 Kind = Literal["merge", "keep_apart", "reject_relation"]
 DecidedBy = Literal["policy", "person", "llm"]
-_RANK = {"person": 0, "llm": 1, "policy": 2}
+DECIDER_RANK = {"person": 0, "llm": 1, "policy": 2}  # who decided -> precedence (lower wins)
 
 
 def decision_id(kind: str, subjects: Sequence[str], relation_type: str | None = None) -> str:
@@ -45,12 +45,10 @@ def decision_id(kind: str, subjects: Sequence[str], relation_type: str | None = 
     return "dec:" + short_hash("pair" if kind in ("merge", "keep_apart") else kind, *subj, relation_type or "")
 
 
-class Decision(BaseModel):
+class Decision(Record):
     """One decision. merge: subjects = (merged away, kept); keep_apart: two entities never to merge;
     reject_relation: subjects = (source, target) with `relation_type`, removed in that direction only
     (both directions when the domain declares the type symmetric). verdict "reject" withdraws it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = ""
     kind: Kind
@@ -93,10 +91,9 @@ def person_decision(kind: Kind, subjects: Sequence[str], *, why: str = "", who: 
                     decided_by="person", who=who, at=at, why=why)
 
 
-class JudgeAnswer(BaseModel):
+class JudgeAnswer(Record):
     """What a judge says about one candidate: same entity (True), different (False), cannot tell (None)."""
 
-    model_config = ConfigDict(frozen=True)
     same: bool | None
     confidence: float = 0.0
     why: str = ""
@@ -159,7 +156,7 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
             out.append(Decision(kind=kind, subjects=(c.source, c.target), decided_by="llm", who=judge.id, at=at,
                                 why=answer.why, score=c.score))
             decided.add(key)
-    return sorted(out, key=lambda d: (d.id, _RANK[d.decided_by]))
+    return sorted(out, key=lambda d: (d.id, DECIDER_RANK[d.decided_by]))
 
 
 def combine(decisions: Iterable[Decision]) -> list[Decision]:
@@ -173,7 +170,7 @@ def combine(decisions: Iterable[Decision]) -> list[Decision]:
     best: dict[str, Decision] = {}
     for d in decisions:
         old = best.get(d.id)
-        if old is None or _RANK[d.decided_by] <= _RANK[old.decided_by]:
+        if old is None or DECIDER_RANK[d.decided_by] <= DECIDER_RANK[old.decided_by]:
             best[d.id] = d
     return [best[k] for k in sorted(best)]
 

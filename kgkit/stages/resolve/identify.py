@@ -7,10 +7,10 @@ it leads the runner-up by the configured margin and scores at least `min_score`.
 
 >>> import pandas as pd
 >>> from kgkit.core.graph import Graph
->>> from kgkit.stages.resolve.candidates import _ent
->>> g = Graph.empty().replace(entities=pd.DataFrame([_ent("Person:jane smith", "Jane Smith", "Person", 3),
-...     _ent("Person:john smith", "John Smith", "Person", 2), _ent("Person:washington", "Washington", "Person", 1),
-...     _ent("Location:washington", "Washington", "Location", 4)]))
+>>> from kgkit.testing.builders import entity_row
+>>> g = Graph.empty().replace(entities=pd.DataFrame([entity_row("Person:jane smith", "Jane Smith", "Person", 3),
+...     entity_row("Person:john smith", "John Smith", "Person", 2), entity_row("Person:washington", "Washington", "Person", 1),
+...     entity_row("Location:washington", "Washington", "Location", 4)]))
 >>> identify(g, "Dr. Jane Smith").verdict, identify(g, "Dr. Jane Smith").entity_id
 ('unique', 'Person:jane smith')
 >>> identify(g, "J. Smith").verdict, identify(g, "Washington").verdict, identify(g, "Globex").verdict
@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
+from kgkit.core.records import Record
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.index import NameIndex, query_lsh
 from kgkit.stages.resolve.keys import (
@@ -39,8 +38,7 @@ from kgkit.stages.resolve.keys import (
 from kgkit.stages.resolve.scoring import Verdict, score_names
 
 
-class Match(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class Match(Record):
     entity_id: str
     name: str
     type: str
@@ -48,10 +46,9 @@ class Match(BaseModel):
     reasons: tuple[str, ...]
 
 
-class Identity(BaseModel):
+class Identity(Record):
     """The answer: verdict, the entity when unique, and the ranked matches that led to it."""
 
-    model_config = ConfigDict(frozen=True)
     query: str
     verdict: Verdict
     entity_id: str | None

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler
 
+from kgkit.core.records import Record
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.index import NameIndex
 from kgkit.stages.resolve.keys import (
@@ -38,13 +38,11 @@ Verdict = Literal["unique", "ambiguous", "not_found"]
 Step = Literal["exact", "rule", "lsh", "embedding", "llm"]
 
 
-class MergeCandidate(BaseModel):
+class MergeCandidate(Record):
     """A proposed merge of `source` into `target` (entity ids), with its score, features and reasons.
 
     `verdict` is the identity verdict for the source name: unique (the target is clearly its best match),
     ambiguous (a runner-up is within the margin, or the types differ), not_found (nothing scores enough)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     source: str
     target: str
@@ -144,7 +142,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
     string = 0.6 * tsort + 0.4 * jw
     score = string
     people = ta in PERSON_TYPES and tb in PERSON_TYPES
-    if string < _floor(cfg, cosine, sets is not None) and not _rule_possible(ka, na, kb, nb, people):
+    if string < string_floor(cfg, cosine, sets is not None) and not _rule_possible(ka, na, kb, nb, people):
         return round(string, 4), features, [f"string similarity {string:.2f}"]  # cannot reach min_score
     rule = initials_rule(ka, kb) if people else None
     if rule:
@@ -239,7 +237,7 @@ def string_features(ka: str, kb: str) -> tuple[float, float, float, float]:
             JaroWinkler.normalized_similarity(ka, kb))
 
 
-def _floor(cfg: ResolveConfig, cosine: float | None, graph: bool = True) -> float:
+def string_floor(cfg: ResolveConfig, cosine: float | None, graph: bool = True) -> float:
     """The lowest string score that can still reach min_score (with the cosine, and the neighbour bonus when
     graph evidence is scored), less 1e-4 as scores are rounded to 4 decimals."""
     bonus = cfg.neighbour_bonus if graph else 0.0

@@ -43,7 +43,7 @@ FIELDS = ("title", "body")
 SCORE_CACHE_ENTRIES = 4_000_000  # per-term contributions kept between writes, in posting entries (~48 MB)
 
 
-class _Growing:
+class GrowingArray:
     """A numpy array that grows by doubling (amortised O(1) append)."""
 
     def __init__(self, dtype: type, fill: object = 0) -> None:
@@ -81,17 +81,17 @@ class KeywordIndex:
         self.weights, self.k1, self.b, self.coord = weights, k1, b, coord
         self.proximity, self.rerank = proximity, rerank
         self.vocab: dict[str, int] = {}
-        self.df = _Growing(np.int64)  # term id -> live rows containing it in any field
+        self.df = GrowingArray(np.int64)  # term id -> live rows containing it in any field
         # forward index: a row's distinct terms and their title/body frequencies, rows in order
-        self.e_term, self.e_row = _Growing(np.int32), _Growing(np.int32)
-        self.e_tf0, self.e_tf1 = _Growing(np.float32), _Growing(np.float32)
-        self.row_start = _Growing(np.int64)  # row -> its entries [row_start[row], row_start[row + 1])
+        self.e_term, self.e_row = GrowingArray(np.int32), GrowingArray(np.int32)
+        self.e_tf0, self.e_tf1 = GrowingArray(np.float32), GrowingArray(np.float32)
+        self.row_start = GrowingArray(np.int64)  # row -> its entries [row_start[row], row_start[row + 1])
         self.row_start.append(0)
-        self.lengths = (_Growing(np.float32), _Growing(np.float32))
-        self.alive = _Growing(np.bool_, False)
+        self.lengths = (GrowingArray(np.float32), GrowingArray(np.float32))
+        self.alive = GrowingArray(np.bool_, False)
         self.live = 0  # live (not retired) rows
-        self.pairs = _Growing(np.int64)  # each row's distinct adjacent term pairs (a << 32 | b), sorted
-        self.pair_start = _Growing(np.int64)  # row -> its slice of pairs
+        self.pairs = GrowingArray(np.int64)  # each row's distinct adjacent term pairs (a << 32 | b), sorted
+        self.pair_start = GrowingArray(np.int64)  # row -> its slice of pairs
         self.pair_start.append(0)
         self._sorted = 0  # entries [0, _sorted) are in the inverted arrays below
         self._offsets = np.zeros(1, np.int64)  # term -> its first inverted entry (terms known at the last merge)

@@ -19,18 +19,16 @@ transaction. Embeddings come from the `embedder` (through `cache` when given: on
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from kgkit.stages.search.bm25 import KeywordIndex, _Growing
-
+from kgkit.stages.search.bm25 import GrowingArray, KeywordIndex
 from kgkit.stages.search.dense import DenseIndex
 from kgkit.stages.search.fusion import mmr, rrf
 from kgkit.stages.search.items import KINDS, SearchItem
@@ -40,9 +38,8 @@ from kgkit.stages.search.text import query_terms
 if TYPE_CHECKING:
     import pandas as pd
 
-    from kgkit.io.cache import Cache
+    from kgkit.core.protocols import StageCache
     from kgkit.stages.embed import Embedder
-    from kgkit.io.search_store import IndexStore
 
 CHANNELS = ("keyword", "dense", "graph")
 HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "chunk_id", "start", "end", "evidence",
@@ -97,20 +94,46 @@ class Filters:
         return not (self.kind or self.type or self.document or self.as_of)
 
 
+class SearchStore(Protocol):
+    """Where a SearchIndex keeps its items, vectors and keyword snapshot between runs: what the index needs of
+    a store (`kgkit.io.search_store.IndexStore`, opened by `kgkit.io.search_store.open_index`, is one)."""
+
+    def load(self) -> tuple[list[SearchItem], list[np.ndarray | None], dict[str, Any]]:
+        """Every stored item in stored order, its vector (None when not embedded) and the store's meta."""
+        ...
+
+    def ids(self) -> list[str]: ...
+
+    def set_meta(self, values: dict[str, Any]) -> None: ...
+
+    def write(self, upserts: Sequence[tuple[SearchItem, np.ndarray | None]], *, remove: Sequence[str] = (),
+              meta: dict[str, Any] | None = None, _between_rows: Callable[[int], None] | None = None) -> None:
+        """Atomically and durably: delete `remove`, replace-or-insert `upserts`, update `meta`."""
+        ...
+
+    def save_snapshot(self, arrays: dict[str, np.ndarray], *, ids: Sequence[str]) -> None: ...
+
+    def load_snapshot(self, ids: Sequence[str]) -> tuple[dict[str, np.ndarray], int] | None:
+        """The keyword snapshot and how many of `ids` (a prefix) it covers, or None when it is stale or absent."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class SearchIndex:
     """Hybrid search over SearchItems. `add`/`remove` may be called from several threads (their store commits
     are grouped); a search running while another thread writes is not supported. A write is visible to the
     next search at once."""
 
-    def __init__(self, *, embedder: Embedder | None = None, cache: Cache | None = None,
-                 config: SearchConfig | None = None, store: IndexStore | None = None) -> None:
+    def __init__(self, *, embedder: Embedder | None = None, cache: StageCache | None = None,
+                 config: SearchConfig | None = None, store: SearchStore | None = None) -> None:
         self.embedder, self.cache, self.store = embedder, cache, store
         self.config = config or SearchConfig()
         self.keyword = KeywordIndex()
         self.dense = DenseIndex(embedder.dim) if embedder is not None else None
         self.items: list[SearchItem] = []
         self.row_of: dict[str, int] = {}
-        self._kind = _Growing(np.int8, -1)
+        self._kind = GrowingArray(np.int8, -1)
         self._rows_by_type: dict[str, list[int]] = defaultdict(list)
         self._rows_by_document: dict[str, list[int]] = defaultdict(list)
         self._rows_by_entity: dict[str, list[int]] = defaultdict(list)
@@ -126,7 +149,7 @@ class SearchIndex:
     # ----------------------------------------------------------------- building
 
     @classmethod
-    def from_store(cls, store: IndexStore, *, embedder: Embedder | None = None, cache: Cache | None = None,
+    def from_store(cls, store: SearchStore, *, embedder: Embedder | None = None, cache: StageCache | None = None,
                    config: SearchConfig | None = None) -> SearchIndex:
         """The index kept in `store` (kgkit.io.search_store.open_index opens one from a folder). Items embedded
         by another embedder are re-embedded."""

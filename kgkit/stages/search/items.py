@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from kgkit.stages.search.text import fact_sentence
 from kgkit.core.records import Chunk, short_hash
+from kgkit.stages.search.text import fact_sentence
 
 if TYPE_CHECKING:
     from kgkit.core.graph import Graph
@@ -75,21 +75,7 @@ def item_hash(item: SearchItem) -> str:
     return short_hash(json.dumps(data, sort_keys=True, default=list), length=24)
 
 
-def _clean(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    try:
-        import pandas as pd
-
-        if value is pd.NA:
-            return None
-    except ImportError:  # pragma: no cover
-        pass
-    return value
-
-
 def _int(value: Any) -> int | None:
-    value = _clean(value)
     return None if value is None else int(value)
 
 
@@ -119,6 +105,8 @@ def entities_by_chunk(graph: Graph) -> dict[str, list[str]]:
 def items_from_graph(graph: Graph) -> list[SearchItem]:
     """Entity items (name + aliases; type and description in the body) and relation items (fact sentences),
     each with the documents and first provenance row (chunk, span, evidence) it came from."""
+    from kgkit.core.graph import json_cell as clean  # missing (None, NaN, NA) -> None; loaded with the graph
+
     prov = graph.provenance
     first: dict[str, dict[str, Any]] = {}
     docs: dict[str, list[str]] = defaultdict(list)
@@ -132,23 +120,23 @@ def items_from_graph(graph: Graph) -> list[SearchItem]:
     for row in graph.entities.to_dict("records"):
         p = first.get(row["id"], {})
         aliases = [a for a in (row.get("aliases") or []) if a != row["name"]]
-        description = _clean(row.get("description")) if has_description else None
+        description = clean(row.get("description")) if has_description else None
         body = " ".join(x for x in (row["type"], description or "") if x)
         out.append(SearchItem(
             id=row["id"], kind="entity", title=" ; ".join([row["name"], *aliases]), body=body, type=row["type"],
             document_id=p.get("document_id"), documents=tuple(docs.get(row["id"], ())), chunk_id=p.get("chunk_id"),
-            start=_int(p.get("start")), end=_int(p.get("end")), evidence=_clean(p.get("evidence")),
+            start=_int(clean(p.get("start"))), end=_int(clean(p.get("end"))), evidence=clean(p.get("evidence")),
             entities=(row["id"],)))
     for row in graph.relations.to_dict("records"):
         p = first.get(row["id"], {})
-        evidence = _clean(row.get("evidence")) or _clean(p.get("evidence"))
+        evidence = clean(row.get("evidence")) or clean(p.get("evidence"))
         source, target = names.get(row["source"], row["source"]), names.get(row["target"], row["target"])
         rtype = f"NOT {row['type']}" if row.get("negated") else row["type"]
         out.append(SearchItem(
             id=row["id"], kind="relation", title=f"{source} ; {target}",
             body=fact_sentence(source, rtype, target, evidence), type=row["type"],
             document_id=p.get("document_id"), documents=tuple(docs.get(row["id"], ())), chunk_id=p.get("chunk_id"),
-            start=_int(p.get("start")), end=_int(p.get("end")), evidence=evidence,
-            created_at=_clean(row.get("created_at")), expired_at=_clean(row.get("expired_at")),
+            start=_int(clean(p.get("start"))), end=_int(clean(p.get("end"))), evidence=evidence,
+            created_at=clean(row.get("created_at")), expired_at=clean(row.get("expired_at")),
             entities=(row["source"], row["target"])))
     return out

@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
+from kgkit.core.graph import json_cell
 from kgkit.stages.search.text import snippet
 
 if TYPE_CHECKING:
@@ -26,26 +26,18 @@ MAX_TEXT = 500
 HIT_FIELDS = ("rank", "id", "kind", "score", "title", "type", "text", "provenance", "channels", "entities")
 
 
-def _plain(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
 def hit_json(row: dict[str, Any]) -> dict[str, Any]:
     """One hit: identity, score, text (cut), provenance, per-channel rank/score, the entities it is about."""
     return {
-        "rank": int(row["rank"]), "id": row["id"], "kind": row["kind"], "score": _plain(row["score"]),
-        "title": snippet(row["title"] or "", 200), "type": _plain(row["type"]),
+        "rank": int(row["rank"]), "id": row["id"], "kind": row["kind"], "score": json_cell(row["score"]),
+        "title": snippet(row["title"] or "", 200), "type": json_cell(row["type"]),
         "text": snippet(row["text"] or "", MAX_TEXT),
-        "provenance": {"document_id": _plain(row["document_id"]), "chunk_id": _plain(row["chunk_id"]),
-                       "start": _plain(row["start"]), "end": _plain(row["end"]),
-                       "evidence": None if _plain(row["evidence"]) is None else snippet(row["evidence"], MAX_TEXT),
+        "provenance": {"document_id": json_cell(row["document_id"]), "chunk_id": json_cell(row["chunk_id"]),
+                       "start": json_cell(row["start"]), "end": json_cell(row["end"]),
+                       "evidence": None if json_cell(row["evidence"]) is None else snippet(row["evidence"], MAX_TEXT),
                        "documents": list(row["documents"])[:20]},
-        "channels": {c: {"rank": _plain(row[f"{c}_rank"]), "score": _plain(row[f"{c}_score"])}
-                     for c in ("keyword", "dense", "graph") if _plain(row[f"{c}_rank"]) is not None},
+        "channels": {c: {"rank": json_cell(row[f"{c}_rank"]), "score": json_cell(row[f"{c}_score"])}
+                     for c in ("keyword", "dense", "graph") if json_cell(row[f"{c}_rank"]) is not None},
         "entities": list(row["entities"])[:20],
     }
 
@@ -76,5 +68,5 @@ def rollup_json(frame: pd.DataFrame, *, by: str) -> dict[str, Any]:
     from kgkit.stages.search.fusion import rollup
 
     groups = rollup(frame, by=by)
-    return {"by": by, "groups": [{"key": r["key"], "score": _plain(r["score"]), "total": _plain(r["total"]),
+    return {"by": by, "groups": [{"key": r["key"], "score": json_cell(r["score"]), "total": json_cell(r["total"]),
                                   "hits": int(r["hits"]), "best_id": r["best_id"]} for r in groups.to_dict("records")]}

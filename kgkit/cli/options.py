@@ -1,0 +1,164 @@
+"""Options and helpers every command shares, declared once: workspace, lock timeout, JSON output, the LLM
+options, chunk sizes; parsing of sizes, durations and times; opening a workspace and reporting failures.
+
+Exit codes: 0 complete, 1 finished with failures (listed), 2 usage or configuration error (nothing done).
+Only typer and the standard library load here, so `kgkit --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+from kgkit.core import constants
+
+__all__ = ["CONCURRENCY", "JSON", "LOCK_TIMEOUT", "WORKSPACE", "duration", "fail", "learned_at", "llm_options",
+           "open_workspace", "size", "workspace_errors"]
+
+WORKSPACE = typer.Option(..., "-w", "--workspace", help="Workspace folder (graph.json, run.json, index, cache ...).")
+OUTPUT = typer.Option(..., "-o", "--output", help="Workspace folder to write (graph.json, graph.html, run.json, cache).")
+LOCK_TIMEOUT = typer.Option(60.0, "--lock-timeout", help="Seconds to wait while another kgkit process writes the workspace.")
+JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+DOMAIN = typer.Option("general", "--domain", "-d", help="Bundled domain name or path to a domain YAML.")
+MAX_SIZE = typer.Option("20MB", help="Files larger than this are reported, not read.")
+CHUNK_CHARS = typer.Option(constants.MAX_CHUNK_CHARS, help="Maximum characters per chunk.")
+OVERLAP_CHARS = typer.Option(constants.OVERLAP_CHARS, help="Characters of whole sentences repeated between chunks.")
+VIEW_NODES = typer.Option(constants.VIEW_NODES, help="Most-connected entities shown in graph.html.")
+NO_VIEW = typer.Option(False, "--no-view", help="Do not write graph.html.")
+LEARNED_AT = typer.Option(None, "--learned-at", help="Graph time the facts were learned (ISO 8601, or 'now'): the relations' created_at. Empty by default, so re-runs give byte-identical graphs.")
+SEED = typer.Option(0, help="Seed for community detection.")
+
+# the LLM options (kgkit.llm.options.LLMOptions), shared by run, extract, discover and narrate
+MODEL = typer.Option(None, "--model", "-m", help="litellm model string (e.g. openai/gpt-4o-mini, ollama/llama3.1); the offline extractor without it.")
+MAX_COST = typer.Option(None, "--max-cost", help="Hard budget cap in dollars for every LLM call of the command.")
+PRICE_IN = typer.Option(None, "--price-in", help="Input price in dollars per 1M tokens (models litellm has no price for).")
+PRICE_OUT = typer.Option(None, "--price-out", help="Output price in dollars per 1M tokens.")
+FREE = typer.Option(False, "--free", help="The model is local/free (Ollama, vLLM): no price needed.")
+API_BASE = typer.Option(None, "--api-base", help="Provider URL (e.g. http://localhost:11434 for Ollama).")
+CONCURRENCY = typer.Option(8, "--concurrency", help="LLM requests in flight at most.")
+RPM = typer.Option(None, "--rpm", help="LLM requests per minute at most.")
+TPM = typer.Option(None, "--tpm", help="LLM tokens per minute at most.")
+NO_CONTEXT = typer.Option(False, "--no-context", help="No shared document summary in extraction prompts.")
+
+_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3}
+_DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def size(text: str) -> int:
+    """'20MB' -> bytes.
+
+    >>> size("20MB"), size("1.5k")
+    (20971520, 1536)
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise typer.BadParameter(f"not a size: {text!r} (e.g. 500KB, 20MB, 1GB)")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def duration(text: str) -> float:
+    """'30d' -> seconds.
+
+    >>> duration("12h")
+    43200.0
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text)
+    if not m:
+        raise typer.BadParameter(f"not a duration: {text!r} (e.g. 12h, 30d, 2w)")
+    return float(m.group(1)) * _DURATIONS[m.group(2)]
+
+
+def learned_at(text: str | None) -> str | None:
+    """--learned-at: an ISO 8601 time, or "now" (UTC, to the second). The clock is read here, in the driver."""
+    from datetime import datetime
+
+    if text is None:
+        return None
+    if text == "now":
+        return now()
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"not an ISO 8601 time: {text!r} (e.g. 2026-01-31 or 2026-01-31T12:00:00Z, or now)") from None
+    return text
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 to the second (decisions and --learned-at now)."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print `message` on stderr and exit with `code` (2: usage or configuration, nothing done)."""
+    typer.echo(message, err=True)
+    raise typer.Exit(code)
+
+
+def llm_options(model: str | None, **fields: Any) -> Any:
+    """LLMOptions for the command's LLM flags, or None without --model."""
+    if model is None:
+        return None
+    from kgkit.llm.options import LLMOptions
+
+    return LLMOptions(model=model, **{k: v for k, v in fields.items() if v is not None})
+
+
+def open_workspace(path: Path, *, create: bool = False) -> Any:
+    """The Workspace at `path` (exit 2 when it is not one); prints the notes opening it produced (a rolled
+    back write, removed temporary files)."""
+    from kgkit.io.workspace import Workspace, WorkspaceError
+
+    try:
+        ws = Workspace(path, create=create)
+    except WorkspaceError as exc:
+        fail(f"error: {exc}")
+    for note in ws.notes:
+        typer.echo(note, err=True)
+    return ws
+
+
+def workspace_and_graph(path: Path) -> tuple[Any, Path | None]:
+    """A workspace folder, or a graph file: (Workspace or None, the graph file when it is a plain file)."""
+    if path.is_dir():
+        return open_workspace(path), None
+    if not path.is_file():
+        fail(f"no such graph or workspace: {path}")
+    if path.name == "graph.json" and (path.parent / "manifest.json").is_file():
+        return open_workspace(path.parent), None
+    return None, path
+
+
+def read_graph_arg(path: Path) -> Any:
+    """The graph behind a GRAPH argument: a workspace's current graph, or a graph.json file."""
+    from kgkit import io
+    from kgkit.workflows.run import read_graph
+
+    ws, file = workspace_and_graph(path)
+    try:
+        return read_graph(ws) if ws is not None else io.load_graph(file)  # type: ignore[arg-type]
+    except FileNotFoundError:
+        fail(f"no graph in {path} (run `kgkit run DOCS -o {path}` first)")
+
+
+@contextmanager
+def workspace_errors() -> Iterator[None]:
+    """Turn the errors a workflow raises for bad input or a busy workspace into a message and exit code 2."""
+    from kgkit.core.domain import DomainError
+    from kgkit.io.workspace import WorkspaceError
+    from kgkit.llm.options import LLMOptionError
+
+    try:
+        yield
+    except WorkspaceError as exc:
+        fail(f"error: {exc}")
+    except (DomainError, LLMOptionError) as exc:
+        fail(f"error: {exc}")
+    except FileNotFoundError as exc:
+        fail(f"error: {exc}")

@@ -1,0 +1,313 @@
+"""`kgkit run | extract | discover | build | view | domains`: the graph-making commands, each one workflow.
+
+    kgkit run DOCS -o WS [--domain general] [--model M --max-cost $]   graph.json (+ communities), graph.html, run.json
+    kgkit extract DOCS -o WS                                           extractions.jsonl + extract.json, no graph
+    kgkit discover DOCS -o WS --model M --max-cost $                   a proposed domain -> WS/domain.yaml
+    kgkit build EXTRACTIONS -o WS                                      extractions -> graph, communities, view
+    kgkit view WS [-o graph.html]                                      draw the view again
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from kgkit.cli import options as o
+
+__all__ = ["build", "discover", "domains", "extract", "run", "view"]
+
+
+def run(
+    docs: Path = typer.Argument(..., help="Folder (or file) of documents: txt, md, html, pdf, docx."),
+    output: Path = o.OUTPUT,
+    domain: str = o.DOMAIN,
+    cache: Path | None = typer.Option(None, help="Cache folder (default: WORKSPACE/cache)."),
+    max_size: str = o.MAX_SIZE,
+    chunk_chars: int = o.CHUNK_CHARS,
+    overlap_chars: int = o.OVERLAP_CHARS,
+    view_nodes: int = o.VIEW_NODES,
+    no_view: bool = o.NO_VIEW,
+    as_json: bool = o.JSON,
+    model: str | None = o.MODEL,
+    max_cost: float | None = o.MAX_COST,
+    price_in: float | None = o.PRICE_IN,
+    price_out: float | None = o.PRICE_OUT,
+    free: bool = o.FREE,
+    api_base: str | None = o.API_BASE,
+    concurrency: int = o.CONCURRENCY,
+    rpm: int | None = o.RPM,
+    tpm: int | None = o.TPM,
+    no_context: bool = o.NO_CONTEXT,
+    learned_at: str | None = o.LEARNED_AT,
+    seed: int = o.SEED,
+    force: bool = typer.Option(False, "--force", help="Commit the run even when most chunks failed (it replaces the current graph)."),
+    lock_timeout: float = o.LOCK_TIMEOUT,
+) -> None:
+    """Load, chunk, extract, build, find communities, draw the view: graph.json, communities.json,
+    extractions.jsonl, graph.html and run.json, committed together.
+
+    Offline (spaCy) by default; with --model, an LLM extracts under a hard --max-cost budget. Exit code 1 when
+    the run is rejected (most chunks failed: the previous graph stays current)."""
+    import logging
+    import time
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kgkit.io.cache import Cache
+    from kgkit.llm.options import extraction_batch_size
+    from kgkit.workflows.run import run as run_workflow
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # damaged PDFs are reported per file, not as log noise
+    if not docs.exists():
+        o.fail(f"no such file or folder: {docs}")
+    started = time.perf_counter()
+    ws = o.open_workspace(output, create=True)
+    run_cache = Cache(cache if cache is not None else ws.cache_dir)
+    with o.workspace_errors():
+        llm = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                            api_base=api_base, concurrency=concurrency, rpm=rpm, tpm=tpm,
+                            document_context=not no_context)
+        extractor = _extractor(llm, run_cache)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=Console(stderr=True), transient=True, disable=as_json) as bar:
+            task = bar.add_task("extracting chunks", total=None)
+            result = run_workflow(
+                ws, docs, domain=domain, cache=run_cache, extractor=extractor, batch_size=extraction_batch_size(llm),
+                max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
+                max_view_nodes=view_nodes, write_view=not no_view, learned_at=o.learned_at(learned_at), seed=seed,
+                force=force, lock_timeout=lock_timeout,
+                progress=lambda stage, done, total: bar.update(task, completed=done, total=total))
+    summary = result.summary()
+    summary["seconds"] = round(time.perf_counter() - started, 3)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, sort_keys=True))
+    else:
+        _print_summary(summary)
+    if result.outcome == "rejected":
+        raise typer.Exit(1)
+
+
+def _extractor(llm: Any, cache: Any) -> Any:
+    """The LLM extractor for --model, else the offline one (None: the workflow's default)."""
+    if llm is None:
+        return None
+    from kgkit.extractors.llm import LLMExtractor
+
+    return LLMExtractor.from_options(llm, cache=cache)
+
+
+def _print_summary(s: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from kgkit.cli.report import llm_rows
+
+    console = Console()
+    table = Table(title="kgkit run", show_header=False)
+    rows = [
+        ("documents ok / failed", f"{s['documents_ok']} / {s['documents_failed']}"),
+        ("chunks (failed)", f"{s['chunks']} ({len(s['chunk_errors'])})"),
+        ("entities", str(s["entities"])),
+        ("relations", str(s["relations"])),
+        ("communities", str(s["communities"])),
+        ("cache hits / misses", f"{s['cache_hits']} / {s['cache_misses']}"),
+        ("extractor calls", str(s["extractor_calls"])),
+        ("outcome", f"{s['outcome']} (generation {s['generation']})"),
+        ("time", f"{s['seconds']:.2f} s"),
+    ]
+    rows += llm_rows(s)
+    for key, value in rows:
+        table.add_row(key, escape(value))
+    console.print(table)
+    for failure in s["failures"]:
+        console.print(f"[yellow]failed[/yellow] {escape(failure['path'])}: {failure['kind']}: {escape(failure['reason'])}")
+    for err in s["chunk_errors"][:20]:
+        console.print(f"[yellow]chunk failed[/yellow] {escape(err)}")
+    for note in s["notes"]:
+        console.print(f"[red]{escape(note)}[/red]" if s["outcome"] == "rejected" else escape(note))
+    for name, path in sorted(s["outputs"].items()):
+        console.print(f"{name:12s} {escape(path)}")
+
+
+def extract(
+    docs: Path = typer.Argument(..., help="Folder (or file) of documents."),
+    output: Path = o.OUTPUT,
+    domain: str = o.DOMAIN,
+    model: str | None = o.MODEL,
+    max_cost: float | None = o.MAX_COST,
+    price_in: float | None = o.PRICE_IN,
+    price_out: float | None = o.PRICE_OUT,
+    free: bool = o.FREE,
+    api_base: str | None = o.API_BASE,
+    concurrency: int = o.CONCURRENCY,
+    no_context: bool = o.NO_CONTEXT,
+    max_size: str = o.MAX_SIZE,
+    chunk_chars: int = o.CHUNK_CHARS,
+    overlap_chars: int = o.OVERLAP_CHARS,
+    as_json: bool = o.JSON,
+    lock_timeout: float = o.LOCK_TIMEOUT,
+) -> None:
+    """Load, chunk and extract only (no graph): write extractions.jsonl and extract.json with the costs."""
+    from kgkit.cli.report import llm_rows
+    from kgkit.io.cache import Cache
+    from kgkit.io.workspace import EXTRACT_SUMMARY, EXTRACTIONS
+    from kgkit.llm.options import extraction_batch_size
+    from kgkit.workflows.run import extract as extract_workflow
+
+    if not docs.exists():
+        o.fail(f"no such file or folder: {docs}")
+    ws = o.open_workspace(output, create=True)
+    cache = Cache(ws.cache_dir)
+    with o.workspace_errors():
+        llm = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                            api_base=api_base, concurrency=concurrency, document_context=not no_context)
+        extract_workflow(ws, docs, domain=domain, extractor=_extractor(llm, cache), cache=cache,
+                         max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
+                         batch_size=extraction_batch_size(llm), lock_timeout=lock_timeout)
+    summary = ws.read_json(EXTRACT_SUMMARY)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    typer.echo(f"{summary['documents_ok']} documents, {summary['chunks']} chunks "
+               f"({len(summary['chunk_errors'])} failed), {summary['extractor_calls']} extracted now "
+               f"-> {ws.path(EXTRACTIONS)}")
+    for label, value in llm_rows(summary):
+        typer.echo(f"{label}: {value}")
+    for err in summary["chunk_errors"][:20]:
+        typer.echo(f"chunk failed {err}")
+
+
+def discover(
+    docs: Path = typer.Argument(..., help="Folder (or file) of documents to sample."),
+    output: Path = typer.Option(..., "-o", "--output", help="Workspace folder (domain.yaml and cache go here)."),
+    model: str = typer.Option(..., "--model", "-m", help="litellm model string, e.g. openai/gpt-4o-mini, ollama/llama3.1."),
+    max_cost: float | None = o.MAX_COST,
+    price_in: float | None = o.PRICE_IN,
+    price_out: float | None = o.PRICE_OUT,
+    free: bool = o.FREE,
+    api_base: str | None = o.API_BASE,
+    max_types: int = typer.Option(10, "--max-types", help="Entity types at most, fallback types included."),
+    sample: int = typer.Option(12, "--sample", help="Chunks sampled from the corpus."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed (same corpus + seed -> same sample)."),
+    name: str = typer.Option("discovered", "--name", help="The domain's name."),
+    domain_file: Path | None = typer.Option(None, "--domain-file", help="Where to write (default WS/domain.yaml)."),
+    max_size: str = o.MAX_SIZE,
+    chunk_chars: int = o.CHUNK_CHARS,
+    as_json: bool = o.JSON,
+) -> None:
+    """Propose a domain (entity and relation types) from sampled chunks; save it as editable YAML."""
+    from kgkit import io
+    from kgkit.cli.report import llm_rows
+    from kgkit.io.cache import Cache
+    from kgkit.io.workspace import DOMAIN
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.stages.discover import discover_domain
+    from kgkit.workflows.corpus import load_corpus
+
+    if not docs.exists():
+        o.fail(f"no such file or folder: {docs}")
+    ws = o.open_workspace(output, create=True)
+    cache = Cache(ws.cache_dir)
+    with o.workspace_errors():
+        client = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
+                               api_base=api_base).client(cache=cache)
+    documents, _errors = load_corpus(docs, cache=cache, max_bytes=o.size(max_size), exclude=[ws.root])
+    texts = [c.text for d in documents for c in chunk_document(d, max_chars=chunk_chars)]
+    found = discover_domain(texts, client=client, max_entity_types=max_types, sample=sample, seed=seed, name=name)
+    report: dict[str, Any] = {"llm": client.ledger.summary(), "error": found.error}
+    if found.domain is None:
+        typer.echo(json.dumps(report, indent=2) if as_json else f"discovery failed: {found.error}", err=not as_json)
+        raise typer.Exit(1)
+    target = domain_file or ws.path(DOMAIN)
+    io.save_domain(found.domain, target)
+    report.update({"domain": found.domain.id, "path": str(target), "entity_types": sorted(found.domain.entity_types),
+                   "relation_types": sorted(found.domain.relation_types)})
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+        return
+    typer.echo(f"{found.domain.id}  {len(found.domain.entity_types)} entity types, "
+               f"{len(found.domain.relation_types)} relation types -> {target}")
+    for label, value in llm_rows(report):
+        typer.echo(f"{label}: {value}")
+    typer.echo(f"edit it, then: kgkit run {docs} -o {output} --domain {target} --model {model}")
+
+
+def build(
+    extractions: Path = typer.Argument(..., help="extractions.jsonl (or a workspace holding it), or a sift-kg output folder."),
+    output: Path = o.OUTPUT,
+    domain: str = o.DOMAIN,
+    learned_at: str | None = o.LEARNED_AT,
+    seed: int = o.SEED,
+    method: str = typer.Option("louvain", help="Community method: louvain, or leiden (needs leidenalg + igraph)."),
+    no_repair: bool = typer.Option(False, "--no-repair", help="Keep relations the wrong way round for their signatures (only flag them)."),
+    view_nodes: int = o.VIEW_NODES,
+    no_view: bool = o.NO_VIEW,
+    as_json: bool = o.JSON,
+    lock_timeout: float = o.LOCK_TIMEOUT,
+) -> None:
+    """Build a graph from extractions (no extractor runs): merge, repair, find communities, write."""
+    import time
+
+    from kgkit.workflows.run import build as build_workflow
+
+    started = time.perf_counter()
+    stamp = o.learned_at(learned_at)
+    if not extractions.exists():
+        o.fail(f"cannot read extractions: {extractions}: no such file or folder")
+    ws = o.open_workspace(output, create=True)
+    with o.workspace_errors():
+        try:
+            built = build_workflow(ws, extractions, domain=domain, learned_at=stamp, seed=seed, method=method,  # type: ignore[arg-type]
+                                   repair=not no_repair, max_view_nodes=view_nodes, write_view=not no_view,
+                                   lock_timeout=lock_timeout)
+        except ValueError as exc:
+            o.fail(f"cannot read extractions: {exc}")
+        except ImportError as exc:
+            o.fail(str(exc))
+    summary = {**built.graph.summary(), "communities": len(built.communities.summary), "learned_at": stamp,
+               "outputs": built.outputs, "chunk_errors": built.chunk_errors, "generation": built.generation,
+               "seconds": round(time.perf_counter() - started, 3)}
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    typer.echo(f"{summary['documents']} documents, {summary['entities']} entities, {summary['relations']} relations, "
+               f"{summary['communities']} communities in {summary['seconds']:.2f} s")
+    for key, path in sorted(built.outputs.items()):
+        typer.echo(f"{key:12s} {path}")
+
+
+def view(
+    graph: Path = typer.Argument(..., help="A workspace, or a graph.json file."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="HTML file to write (default: the workspace's graph.html)."),
+    max_nodes: int | None = typer.Option(None, help="Most-connected entities to show (default: the workspace's setting, 400)."),
+    lock_timeout: float = o.LOCK_TIMEOUT,
+) -> None:
+    """Render the graph as a standalone HTML page (works offline)."""
+    from kgkit import io
+    from kgkit.core.constants import VIEW_NODES
+    from kgkit.views.graph import graph_html
+    from kgkit.workflows.run import view as view_workflow
+
+    ws, _ = o.workspace_and_graph(graph)
+    if output is None and ws is not None:
+        with o.workspace_errors():
+            typer.echo(str(view_workflow(ws, max_nodes=max_nodes, lock_timeout=lock_timeout)))
+        return
+    if output is None:
+        o.fail("give -o FILE.html to draw a graph file that is not in a workspace")
+    io.atomic_write_text(output, graph_html(o.read_graph_arg(graph), max_nodes=max_nodes or VIEW_NODES))
+    typer.echo(str(output))
+
+
+def domains() -> None:
+    """List the bundled domains with their content ids and type counts."""
+    from kgkit import io
+
+    for name in io.bundled_domains():
+        d = io.load_domain(name)
+        typer.echo(f"{name:24s} {d.id}  {len(d.entity_types)} entity types, {len(d.relation_types)} relation types")

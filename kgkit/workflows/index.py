@@ -1,0 +1,109 @@
+"""The index workflow and search over a Workspace: entities and relations from the current graph, chunks from
+the corpus the run read (its folder and chunk sizes come from the manifest, so nothing is asked twice).
+
+>>> import tempfile
+>>> from kgkit.stages.embed import HashingEmbedder
+>>> from kgkit.testing.workspaces import sample_workspace
+>>> ws = sample_workspace(tempfile.mkdtemp())
+>>> report = index(ws, embedder=HashingEmbedder(dim=32))
+>>> report["items"] > 0, ws.manifest().stale
+(True, {})
+>>> search(ws, "Ada Lovelace", kind=["entity"], embedder=HashingEmbedder(dim=32)).iloc[0]["title"]
+'Ada Lovelace'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OVERLAP_CHARS
+from kgkit.io.cache import Cache
+from kgkit.io.search_store import DB_NAME, IndexStore, open_index
+from kgkit.io.workspace import GRAPH, INDEX_DIR, Workspace, WorkspaceError
+from kgkit.stages.chunk import chunk_document
+from kgkit.stages.search import entities_by_chunk, items_from_chunks, items_from_graph
+from kgkit.workflows.corpus import load_corpus
+from kgkit.workflows.run import as_workspace, read_graph
+
+__all__ = ["index", "open_search_index", "search"]
+
+
+def index(
+    workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
+    embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
+) -> dict[str, Any]:
+    """Add or update the workspace's search index (WORKSPACE/index): entities and relations of graph.json,
+    chunks of `corpus` (default: the corpus of the last run, chunked with its sizes). Unchanged items are
+    skipped, changed ones replaced, items no longer there removed. Returns the counts."""
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="index"):
+        config = ws.manifest().config
+        folder = corpus if corpus is not None else config.get("corpus")
+        has_graph = ws.exists(GRAPH)
+        if folder is None and not has_graph:
+            raise WorkspaceError(f"nothing to index in {ws.root}: no graph.json and no corpus folder")
+        if folder is not None and not Path(folder).exists():
+            raise FileNotFoundError(f"{folder}: no such file or folder (the corpus to index)")
+        graph = read_graph(ws) if has_graph else None
+        items, kinds = [], set()
+        mentions: dict[str, list[str]] = {}
+        if graph is not None:
+            items += items_from_graph(graph)
+            mentions = entities_by_chunk(graph)
+            kinds |= {"entity", "relation"}
+        failed = 0
+        cache = Cache(ws.cache_dir)
+        if folder is not None:
+            documents, errors = load_corpus(folder, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+                                            exclude=[ws.root])
+            failed = len(errors)
+            chunks = [c for d in documents for c in chunk_document(
+                d, max_chars=config.get("max_chars", MAX_CHUNK_CHARS),
+                overlap_chars=config.get("overlap_chars", OVERLAP_CHARS))]
+            items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
+            kinds.add("chunk")
+        search_index = open_index(ws.index_dir, embedder=embedder, cache=cache)
+        try:
+            if embedder_name is not None:
+                search_index.store.set_meta({"embedder_name": embedder_name})
+            report = search_index.add(items)
+            keep = {i.id for i in items}
+            stale = [i.id for row, i in enumerate(search_index.items)
+                     if i.kind in kinds and i.id not in keep and search_index.row_of.get(i.id) == row]
+            report["removed"] = search_index.remove(stale)["removed"]
+            report.update(items=len(search_index), documents_unreadable=failed, index=str(ws.index_dir))
+        finally:
+            search_index.close()
+        gen = ws.begin("index", config={"index_embedder": embedder_name})
+        gen.mark_fresh(INDEX_DIR)
+        gen.commit()
+    return report
+
+
+def open_search_index(workspace: Workspace | str | os.PathLike[str], *, embedder: Any = None) -> Any:
+    """The workspace's search index for reading (WorkspaceError when it has none yet)."""
+    ws = as_workspace(workspace)
+    if not (ws.index_dir / DB_NAME).exists():
+        raise WorkspaceError(f"no search index in {ws.root}: run `kgkit index DOCS -w {ws.root}` first")
+    return open_index(ws.index_dir, embedder=embedder)
+
+
+def stored_embedder_name(workspace: Workspace | str | os.PathLike[str]) -> str:
+    """The embedder name the index was built with ("none" when unknown)."""
+    ws = as_workspace(workspace)
+    store = IndexStore(ws.index_dir)
+    try:
+        return store.meta().get("embedder_name", "none")
+    finally:
+        store.close()
+
+
+def search(workspace: Workspace | str | os.PathLike[str], query: str, *, embedder: Any = None, **options: Any) -> Any:
+    """Search the workspace's index (a DataFrame of hits; see kgkit.stages.search.SearchIndex.search)."""
+    found = open_search_index(workspace, embedder=embedder)
+    try:
+        return found.search(query, **options)
+    finally:
+        found.close()

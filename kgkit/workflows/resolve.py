@@ -1,0 +1,187 @@
+"""Entity resolution over a Workspace: resolve (candidates + policy decisions), record a person's decisions,
+apply them (graph + journal, with communities and view refreshed in the same generation) and undo the last
+apply. The search index and the narrative are marked stale whenever the graph changes.
+
+>>> import tempfile
+>>> from kgkit.testing.workspaces import sample_workspace
+>>> ws = sample_workspace(tempfile.mkdtemp())      # two spellings of one person
+>>> found = resolve(ws, at="2026-01-01T00:00:00Z")
+>>> found.summary()["candidates"] >= 1
+True
+>>> applied = apply(ws)
+>>> applied.changed, len(ws.journal_names())
+(True, 1)
+>>> undo(ws).journal, len(ws.journal_names())
+('journal/0001.json', 0)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgkit import io
+from kgkit.core.domain import DomainError
+from kgkit.core.graph import Graph
+from kgkit.io.decisions import (
+    CANDIDATES_FILE,
+    DECISIONS_FILE,
+    candidates_rows,
+    decisions_text,
+    read_candidates,
+    read_decisions,
+    read_journal,
+)
+from kgkit.io.workspace import Workspace, WorkspaceError
+from kgkit.stages.communities import without_communities
+from kgkit.stages.resolve import (
+    Decision,
+    MergeCandidate,
+    Policy,
+    ResolveConfig,
+    apply_decisions,
+    decide,
+    merge_candidates,
+    pending,
+)
+from kgkit.stages.resolve import undo as undo_stage
+from kgkit.workflows.run import as_workspace, commit_graph, read_graph
+
+__all__ = ["Applied", "Resolved", "Undone", "apply", "candidates", "decisions", "record", "resolve", "symmetric_types",
+           "undo"]
+
+
+@dataclass
+class Resolved:
+    """A resolution run: every candidate, the decisions file after it, what waits for a person."""
+
+    candidates: list[MergeCandidate]
+    decisions: list[Decision]
+    pending: list[MergeCandidate]
+    generation: int
+
+    def summary(self) -> dict[str, Any]:
+        return {"candidates": len(self.candidates),
+                "policy_merges": sum(d.decided_by == "policy" for d in self.decisions),
+                "person_decisions": sum(d.decided_by == "person" for d in self.decisions),
+                "pending_review": len(self.pending),
+                "ambiguous": sum(c.verdict == "ambiguous" for c in self.candidates)}
+
+
+@dataclass
+class Applied:
+    """An apply: the graph before and after, the journal written (None when nothing changed)."""
+
+    before: Graph
+    graph: Graph
+    journal: str | None
+    applied: int = 0
+    merged_away: int = 0
+    generation: int = 0
+    changed: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.changed = self.journal is not None
+
+
+@dataclass
+class Undone:
+    """An undo: the journal popped and the graph restored."""
+
+    journal: str
+    graph: Graph
+    generation: int
+
+
+def symmetric_types(graph: Graph, domain: str | None = None) -> frozenset[str]:
+    """Relation types the domain declares symmetric (the `domain` given, else the graph's bundled one)."""
+    name = domain or graph.meta.get("domain_name")
+    if not name:
+        return frozenset()
+    try:
+        return io.load_domain(name).symmetric_types()
+    except DomainError:
+        if domain:
+            raise
+        return frozenset()
+
+
+def candidates(workspace: Workspace | str | os.PathLike[str]) -> list[MergeCandidate]:
+    """The last resolution run's candidates."""
+    return read_candidates(as_workspace(workspace))
+
+
+def decisions(workspace: Workspace | str | os.PathLike[str]) -> list[Decision]:
+    """The workspace's decisions (policy, person, llm)."""
+    return read_decisions(as_workspace(workspace))
+
+
+def resolve(
+    workspace: Workspace | str | os.PathLike[str], *, embedder: Any = None, auto_accept: float = 0.9,
+    margin: float = 0.05, at: str, lock_timeout: float = 60.0,
+) -> Resolved:
+    """Propose merge candidates for the current graph and let the policy decide the ones it is sure of; person
+    decisions already in decisions.yaml are kept as they are. `at`: the time stamped on new decisions."""
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="resolve"):
+        graph = read_graph(ws)
+        found = merge_candidates(graph, config=ResolveConfig(margin=margin, auto_accept=auto_accept),
+                                 embedder=embedder)
+        made = decide(found, decisions=read_decisions(ws), policy=Policy(auto_accept=auto_accept), at=at)
+        gen = ws.begin("resolve", config={"auto_accept": auto_accept, "margin": margin})
+        gen.write_jsonl(CANDIDATES_FILE, candidates_rows(found))
+        gen.write_text(DECISIONS_FILE, decisions_text(made))
+        number = gen.commit()
+    return Resolved(candidates=found, decisions=made, pending=pending(found, made), generation=number)
+
+
+def record(workspace: Workspace | str | os.PathLike[str], made: Sequence[Decision], *,
+           lock_timeout: float = 60.0) -> list[Decision]:
+    """Add a person's decisions (each replaces any earlier decision about the same subjects) and commit the
+    decisions file; returns every decision now in it."""
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="review"):
+        keys = {d.pair_key for d in made}
+        merged = [d for d in read_decisions(ws) if d.pair_key not in keys] + list(made)
+        gen = ws.begin("review")
+        gen.write_text(DECISIONS_FILE, decisions_text(merged))
+        gen.commit()
+    return read_decisions(ws)
+
+
+def apply(workspace: Workspace | str | os.PathLike[str], *, domain: str | None = None,
+          lock_timeout: float = 60.0) -> Applied:
+    """Apply the accepted decisions: the merged graph, its journal (journal/NNNN.json), fresh communities and
+    view, one generation. Nothing is written when the graph already reflects every decision."""
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="apply"):
+        before = read_graph(ws)
+        # communities are derived: the journal records the merge itself; they are found again afterwards
+        out = apply_decisions(without_communities(before), read_decisions(ws),
+                              symmetric=symmetric_types(before, domain))
+        if out.journal.before_sha256 == out.journal.after_sha256:
+            return Applied(before=before, graph=before, journal=None, generation=ws.manifest().generation)
+        name = ws.next_journal_name()
+        journal = io.dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"
+        graph, _, number = commit_graph(ws, out.graph, step="apply", extra=[(name, journal)])
+    done = sum(e.status == "applied" for e in out.journal.entries)
+    return Applied(before=before, graph=graph, journal=name, applied=done, merged_away=len(out.mapping),
+                   generation=number)
+
+
+def undo(workspace: Workspace | str | os.PathLike[str], *, lock_timeout: float = 60.0) -> Undone:
+    """Restore the graph as it was before the last apply (the same entities and relations, byte for byte
+    in graph.json once communities are found again) and pop its journal, one generation."""
+    ws = as_workspace(workspace)
+    with ws.writer(lock_timeout=lock_timeout, step="undo"):
+        names = ws.journal_names()
+        if not names:
+            raise WorkspaceError("nothing to undo: no applied journal in this workspace")
+        journal = read_journal(ws, names[-1])
+        restored = undo_stage(without_communities(read_graph(ws)), journal)
+        kept = f"{names[-1][:-5]}.undone-{journal.after_sha256[:12]}.json"
+        graph, _, number = commit_graph(ws, restored, step="undo",
+                                        extra=[(names[-1], None), (kept, ws.read_bytes(names[-1]))])
+    return Undone(journal=names[-1], graph=graph, generation=number)
