@@ -4,26 +4,9 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium")
 
 with app.setup:
-    from pathlib import Path
-
     import marimo as mo
-    import pandas as pd
 
-    from kgkit import io
-    from kgkit.stages.build import build_graph
-    from kgkit.io.cache import Cache
-    from kgkit.stages.chunk import chunk_document
-    from kgkit.stages.communities import assign_communities, communities_of
-    from kgkit.stages.embed import HashingEmbedder
-    from kgkit.stages.extract import extract_texts, locate, merge_document
-    from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.core.graph import Graph
-    from kgkit.stages.load import load_documents
-    from kgkit.stages.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
-    from kgkit.stages.topology import neighbourhood, topology
-    from kgkit.views.graph import graph_html
-
-    ROOT = Path(__file__).resolve().parent.parent
+    import kgkit.notebook as kn
 
 
 @app.cell
@@ -33,37 +16,36 @@ def _():
 
     Filter the graph view by entity type, community, document or the neighbourhood of one entity; search
     entities, relations and passages; and read the graph's topology (hubs, bridges, components).
+    The graph is made by the `run` workflow and the search index by the `index` workflow, on the workspace
+    the next cell opens (`--workspace DIR` after the notebook's path, or `KGKIT_WORKSPACE`).
     """)
     return
 
 
 @app.cell
 def config():
-    corpus_dir = ROOT / "data" / "demo" / "sotu_1934_1946"
-    domain = io.load_domain("general")
-    extractor = OfflineExtractor()
-    embedder = HashingEmbedder()  # kgkit.stages.embed.MiniLMEmbedder() for semantic search (torch)
-    cache = Cache(ROOT / "workspace" / "notebooks" / "cache")
-    return cache, corpus_dir, domain, embedder, extractor
+    workspace = kn.open_workspace("exploration")  # --workspace DIR | $KGKIT_WORKSPACE | ~/.cache/kgkit/notebooks/...
+    corpus_dir = kn.corpus_dir(workspace)  # --corpus DIR | $KGKIT_CORPUS | the workspace's last corpus | the demo
+    domain = kn.load_domain(kn.setting("domain", "general", workspace=workspace))
+    model = kn.setting("model", workspace=workspace)  # an LLM (litellm name, its API key) or None: offline spaCy
+    cache = kn.Cache(workspace.cache_dir)
+    extractor = kn.make_extractor(model, cache=cache)
+    embedder = kn.HashingEmbedder()  # kn.MiniLMEmbedder() for semantic search (torch)
+    return cache, corpus_dir, domain, embedder, extractor, workspace
 
 
 @app.cell
-def build(cache, corpus_dir, domain, extractor):
-    documents, _errors = load_documents(io.read_corpus(corpus_dir))
-    chunks = [c for d in documents for c in chunk_document(d)]
-    _found = cache.map(extract_texts, [c.text for c in chunks], domain=domain, extractor=extractor)
-    _located = {d.id: [] for d in documents}
-    for _t, _c in zip(_found, chunks):
-        _located[_c.document_id].append(locate(_t, _c))
-    _built = cache.run(build_graph, [merge_document(d, _located[d.id]) for d in documents], domain=domain)
-    graph = assign_communities(_built, communities_of(_built, seed=0))
+def build(cache, corpus_dir, domain, extractor, workspace):
+    run_result = kn.run(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache)
+    graph = run_result.graph
     mo.md(f"graph: **{len(graph.entities)}** entities, **{len(graph.relations)}** relations, "
-          f"**{graph.entities['community'].nunique()}** communities")
-    return chunks, graph
+          f"**{graph.entities['community'].nunique()}** communities — `{workspace.root}`, generation "
+          f"{run_result.generation} ({run_result.outcome})")
+    return graph, run_result
 
 
 @app.function
-def subgraph(graph: Graph, keep: set) -> Graph:
+def subgraph(graph: kn.Graph, keep: set) -> kn.Graph:
     """The entities in `keep`, the relations between them and their provenance."""
     ents = graph.entities[graph.entities["id"].isin(keep)]
     rels = graph.relations[graph.relations["source"].isin(keep) & graph.relations["target"].isin(keep)]
@@ -96,7 +78,7 @@ def filtered(community, depth, document, focus, graph, types):
     keep = set(_ents["id"])
     note = ""
     if focus.value.strip():
-        _hood = neighbourhood(graph, focus.value.strip(), depth=depth.value, limit=500)
+        _hood = kn.neighbourhood(graph, focus.value.strip(), depth=depth.value, limit=500)
         note = f"neighbourhood of {focus.value!r}: {_hood.status}"
         keep &= set(_hood.entities["id"])
     view_graph = subgraph(graph, keep)
@@ -106,15 +88,16 @@ def filtered(community, depth, document, focus, graph, types):
 @app.cell
 def view(note, view_graph):
     mo.vstack([mo.md(f"showing **{len(view_graph.entities)}** entities {note}"),
-               mo.iframe(graph_html(view_graph, max_nodes=150, height="560px", color_by="type"), height="640px")])
+               mo.iframe(kn.graph_html(view_graph, max_nodes=150, height="560px", color_by="type"), height="640px")])
     return
 
 
 @app.cell
-def index(cache, chunks, embedder, graph):
-    search_index = SearchIndex(embedder=embedder, cache=cache)
-    search_index.add(items_from_graph(graph) + items_from_chunks(chunks, entities_by_chunk=entities_by_chunk(graph)))
-    return (search_index,)
+def index(embedder, run_result, workspace):
+    index_report = kn.index(workspace, embedder=embedder)  # the graph the run committed + the corpus's passages
+    mo.md(f"search index of generation {run_result.generation}: **{index_report['items']}** items "
+          f"({index_report.get('added', 0)} added) in `{index_report['index']}`")
+    return (index_report,)
 
 
 @app.cell
@@ -125,17 +108,18 @@ def query_box():
 
 
 @app.cell
-def results(query, search_index):
-    hits = search_index.search(query.value, limit=10) if query.value.strip() else pd.DataFrame()
-    mo.ui.table(hits, page_size=10) if len(hits) else mo.md("no hits")
-    return (hits,)
+def results(embedder, index_report, query, workspace):
+    hits = (kn.search(workspace, query.value, embedder=embedder, limit=10)
+            if query.value.strip() and index_report["items"] else None)
+    mo.ui.table(hits, page_size=10) if hits is not None and len(hits) else mo.md("no hits")
+    return
 
 
 @app.cell
 def shape(graph):
-    shape = topology(graph, limit=10, seed=0)
+    shape = kn.topology(graph, limit=10, seed=0)
     mo.tree(shape)
-    return (shape,)
+    return
 
 
 if __name__ == "__main__":

@@ -4,29 +4,9 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium")
 
 with app.setup:
-    from datetime import UTC, datetime
-    from pathlib import Path
-
     import marimo as mo
-    import numpy as np
-    import pandas as pd
 
-    from kgkit import io
-    from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.io.cache import Cache
-    from kgkit.io.decisions import read_decisions, write_decisions
-    from kgkit.stages.build import build_graph
-    from kgkit.stages.chunk import chunk_document
-    from kgkit.stages.communities import assign_communities, communities_of
-    from kgkit.stages.embed import HashingEmbedder, embed_rows
-    from kgkit.stages.extract import extract_texts, locate, merge_document
-    from kgkit.stages.load import load_documents
-    from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, pending
-    from kgkit.views.cluster import cluster_html, cluster_points, kmeans_clusters, project
-    from kgkit.views.graph import graph_html
-    from kgkit.views.widgets import ClusterMap, MergeReview, actions_to_decisions
-
-    ROOT = Path(__file__).resolve().parent.parent
+    import kgkit.notebook as kn
 
 
 @app.cell
@@ -38,47 +18,42 @@ def _():
     its score, features and reasons. The map shows entities in 2-D (PCA of name embeddings; UMAP on request)
     with candidate pairs in red (drag a box in it to filter the table); the review widget lets you accept, reject or skip each candidate (keys: a / r / s,
     j / k to move). Your decisions join the policy's, are saved to the workspace, and the graph is shown
-    before and after applying them.
+    before and after applying them; the last buttons apply the saved decisions to the workspace's graph (and
+    undo that), as `kgkit apply` / `kgkit undo` do.
     """)
     return
 
 
 @app.cell
 def config():
-    corpus_dir = ROOT / "data" / "demo" / "sotu_1934_1946"
-    domain = io.load_domain("general")
-    extractor = OfflineExtractor()
-    embedder = HashingEmbedder()  # kgkit.stages.embed.MiniLMEmbedder() for semantic neighbours (torch)
-    workspace = ROOT / "workspace" / "notebooks"
-    cache = Cache(workspace / "cache")
+    workspace = kn.open_workspace("resolution")  # --workspace DIR | $KGKIT_WORKSPACE | ~/.cache/kgkit/notebooks/...
+    corpus_dir = kn.corpus_dir(workspace)  # --corpus DIR | $KGKIT_CORPUS | the workspace's last corpus | the demo
+    domain = kn.load_domain(kn.setting("domain", "general", workspace=workspace))
+    model = kn.setting("model", workspace=workspace)  # an LLM (litellm name, its API key) or None: offline spaCy
+    cache = kn.Cache(workspace.cache_dir)
+    extractor = kn.make_extractor(model, cache=cache)
+    embedder = kn.HashingEmbedder()  # kn.MiniLMEmbedder() for semantic neighbours (torch)
     autosave = False  # True: save decisions without pressing the button (headless runs)
     return autosave, cache, corpus_dir, domain, embedder, extractor, workspace
 
 
 @app.cell
-def build(cache, corpus_dir, domain, extractor):
-    documents, _errors = load_documents(io.read_corpus(corpus_dir))
-    chunks = [c for d in documents for c in chunk_document(d)]
-    _found = cache.map(extract_texts, [c.text for c in chunks], domain=domain, extractor=extractor)
-    _located = {d.id: [] for d in documents}
-    for _t, _c in zip(_found, chunks):
-        _located[_c.document_id].append(locate(_t, _c))
-    graph = cache.run(build_graph, [merge_document(d, _located[d.id]) for d in documents], domain=domain)
+def build(cache, corpus_dir, domain, extractor, workspace):
+    graph = kn.run(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache).graph
     mo.md(f"graph: **{len(graph.entities)}** entities, **{len(graph.relations)}** relations")
     return (graph,)
 
 
 @app.cell
 def candidates(cache, graph):
-    candidates = cache.run(merge_candidates, graph)
+    candidates = cache.run(kn.merge_candidates, graph)
     mo.md(f"**{len(candidates)}** merge candidates")
     return (candidates,)
 
 
 @app.cell
 def embeddings(cache, embedder, graph):
-    names = graph.entities["name"].tolist()
-    vectors = np.stack(cache.map(embed_rows, names, embedder=embedder)) if names else np.zeros((0, embedder.dim))
+    vectors = kn.embed_names(cache, graph.entities["name"].tolist(), embedder=embedder)
     return (vectors,)
 
 
@@ -95,9 +70,8 @@ def controls(graph):
 
 @app.cell
 def points(cache, graph, method, vectors):
-    xy = cache.run(project, vectors, method=method.value, seed=0)
-    _graph = assign_communities(graph, communities_of(graph, seed=0))
-    points = cluster_points(_graph.entities, xy, clusters=kmeans_clusters(xy, k=8, seed=0))
+    xy = cache.run(kn.project, vectors, method=method.value, seed=0)
+    points = kn.cluster_points(graph.entities, xy, clusters=kn.kmeans_clusters(xy, k=8, seed=0))
     return (points,)
 
 
@@ -112,7 +86,7 @@ def selection(candidates, only_candidates, points, types):
 
 @app.cell
 def chart(candidates, colour_by, shown):
-    cluster_map = mo.ui.anywidget(ClusterMap.from_points(shown, candidates=candidates, colour_by=colour_by.value))
+    cluster_map = mo.ui.anywidget(kn.ClusterMap.from_points(shown, candidates=candidates, colour_by=colour_by.value))
     mo.output.replace(cluster_map)
     return (cluster_map,)
 
@@ -128,32 +102,32 @@ def table(cluster_map, shown):
 
 @app.cell
 def static_chart(candidates, colour_by, shown):
-    mo.accordion({"the same map as a static SVG (for export)": mo.iframe(cluster_html(
+    mo.accordion({"the same map as a static SVG (for export)": mo.iframe(kn.cluster_html(
         shown, candidates=candidates, colour_by=colour_by.value, title="Entities by name embedding"), height="640px")})
     return
 
 
 @app.cell
 def saved(workspace):
-    saved_decisions = read_decisions(workspace)
+    saved_decisions = kn.decisions(workspace)
     return (saved_decisions,)
 
 
 @app.cell
 def review_widget(candidates, graph, saved_decisions):
-    _todo = [c for c in pending(candidates, saved_decisions) if c.step != "exact"][:200]
-    review = mo.ui.anywidget(MergeReview.from_candidates(_todo, graph=graph, threshold=0.9))
+    _todo = [c for c in kn.pending(candidates, saved_decisions) if c.step != "exact"][:200]
+    review = mo.ui.anywidget(kn.MergeReview.from_candidates(_todo, graph=graph, threshold=0.9))
     mo.output.replace(review)
     return (review,)
 
 
 @app.cell
 def decisions(candidates, review, saved_decisions):
-    now = datetime.now(UTC).replace(microsecond=0).isoformat()
+    now = kn.now()
     _state = review.value
-    mine = actions_to_decisions(_state.get("candidates", review.widget.candidates), _state.get("actions", {}), who="notebook",
-                                at=now)
-    all_decisions = decide(candidates, decisions=[*saved_decisions, *mine], at=now)
+    mine = kn.actions_to_decisions(_state.get("candidates", review.widget.candidates), _state.get("actions", {}),
+                                   who="notebook", at=now)
+    all_decisions = kn.decide(candidates, decisions=[*saved_decisions, *mine], at=now)
     mo.md(f"**{len(mine)}** decisions from the widget, **{len(all_decisions)}** in all (policy included)")
     return (all_decisions,)
 
@@ -168,7 +142,8 @@ def save_button():
 @app.cell
 def write(all_decisions, autosave, save, workspace):
     if save.value or autosave:
-        saved_path = write_decisions(workspace, all_decisions)
+        kn.record(workspace, all_decisions)  # the workflow: decisions.yaml, one generation
+        saved_path = workspace.path(kn.DECISIONS)
         _msg = mo.md(f"saved **{len(all_decisions)}** decisions to `{saved_path}`")
     else:
         saved_path = None
@@ -179,8 +154,8 @@ def write(all_decisions, autosave, save, workspace):
 
 @app.cell
 def apply(all_decisions, domain, graph):
-    applied = apply_decisions(graph, all_decisions, symmetric=domain.symmetric_types())
-    mo.ui.table(pd.DataFrame([{"graph": "before", **graph.summary()}, {"graph": "after", **applied.graph.summary()}]),
+    applied = kn.apply_decisions(graph, all_decisions, symmetric=domain.symmetric_types())
+    mo.ui.table([{"graph": "before", **graph.summary()}, {"graph": "after", **applied.graph.summary()}],
                 selection=None)
     return (applied,)
 
@@ -188,9 +163,37 @@ def apply(all_decisions, domain, graph):
 @app.cell
 def before_after(applied, graph):
     mo.ui.tabs({
-        "before": mo.iframe(graph_html(graph, max_nodes=120, height="520px", title="before"), height="600px"),
-        "after": mo.iframe(graph_html(applied.graph, max_nodes=120, height="520px", title="after"), height="600px"),
+        "before": mo.iframe(kn.graph_html(graph, max_nodes=120, height="520px", title="before"), height="600px"),
+        "after": mo.iframe(kn.graph_html(applied.graph, max_nodes=120, height="520px", title="after"), height="600px"),
     })
+    return
+
+
+@app.cell
+def workspace_buttons():
+    apply_now = mo.ui.run_button(label="apply the saved decisions to the workspace graph")
+    undo_last = mo.ui.run_button(label="undo the last apply")
+    mo.hstack([apply_now, undo_last], justify="start")
+    return apply_now, undo_last
+
+
+@app.cell
+def workspace_graph(apply_now, saved_path, undo_last, workspace):
+    # the workflows: apply commits the merged graph with journal/NNNN.json; undo restores the graph and pops it
+    workspace_change = None
+    if apply_now.value:
+        workspace_change = kn.apply(workspace)
+        _msg = (f"applied {workspace_change.applied} decisions: **{len(workspace_change.before.entities)}** → "
+                f"**{len(workspace_change.graph.entities)}** entities, `{workspace_change.journal}`"
+                if workspace_change.changed else "the workspace graph already reflects every saved decision")
+    elif undo_last.value and workspace.journal_names():
+        workspace_change = kn.undo(workspace)
+        _msg = f"undid `{workspace_change.journal}`: **{len(workspace_change.graph.entities)}** entities"
+    else:
+        _msg = ("nothing to undo" if undo_last.value else
+                f"applies `{saved_path or workspace.path(kn.DECISIONS)}` as saved; applied journals: "
+                f"{', '.join(workspace.journal_names()) or 'none'}")
+    mo.output.replace(mo.md(_msg))
     return
 
 

@@ -4,26 +4,9 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium")
 
 with app.setup:
-    from datetime import UTC, datetime
-    from pathlib import Path
-
     import marimo as mo
-    import pandas as pd
 
-    from kgkit import io
-    from kgkit.stages.build import build_graph
-    from kgkit.io.cache import Cache
-    from kgkit.stages.chunk import chunk_document
-    from kgkit.stages.communities import assign_communities, communities_of
-    from kgkit.stages.embed import HashingEmbedder
-    from kgkit.stages.extract import extract_texts, locate, merge_document
-    from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.stages.load import load_documents
-    from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, undo
-    from kgkit.stages.search import SearchIndex, entities_by_chunk, items_from_chunks, items_from_graph
-    from kgkit.views.graph import graph_html
-
-    ROOT = Path(__file__).resolve().parent.parent
+    import kgkit.notebook as kn
 
 
 @app.cell
@@ -36,19 +19,22 @@ def _():
       → build → Graph → candidates → decide → apply (+ undo) → communities → search → view
     ```
     Each step is a pure function: data in, new values out. The expensive ones (extraction, graph building,
-    candidates) go through a content-hash cache, so re-running this notebook costs nothing. The next cell is
-    the only configuration.
+    candidates) go through the workspace's content-hash cache, so re-running this notebook costs nothing. The
+    next cell is the only configuration: it opens the workspace (`--workspace DIR` after the notebook's path,
+    or `KGKIT_WORKSPACE`; by default a folder in your user cache) and names the corpus, domain and model.
     """)
     return
 
 
 @app.cell
 def config():
-    corpus_dir = ROOT / "data" / "demo" / "sotu_1934_1946"
-    domain = io.load_domain("general")
-    extractor = OfflineExtractor()
-    cache = Cache(ROOT / "workspace" / "notebooks" / "cache")
-    return cache, corpus_dir, domain, extractor
+    workspace = kn.open_workspace("tour")  # --workspace DIR | $KGKIT_WORKSPACE | ~/.cache/kgkit/notebooks/tour
+    corpus_dir = kn.corpus_dir(workspace)  # --corpus DIR | $KGKIT_CORPUS | the workspace's last corpus | the demo
+    domain = kn.load_domain(kn.setting("domain", "general", workspace=workspace))
+    model = kn.setting("model", workspace=workspace)  # an LLM (litellm name, its API key) or None: offline spaCy
+    cache = kn.Cache(workspace.cache_dir)
+    extractor = kn.make_extractor(model, cache=cache)
+    return cache, corpus_dir, domain, extractor, workspace
 
 
 @app.cell
@@ -63,9 +49,8 @@ def _():
 
 @app.cell
 def load(corpus_dir):
-    documents, _errors = load_documents(io.read_corpus(corpus_dir))
-    mo.ui.table(pd.DataFrame([{"id": d.id, "path": d.path, "characters": len(d.text)} for d in documents]),
-                selection=None)
+    documents, _errors = kn.load_documents(kn.read_corpus(corpus_dir))
+    mo.ui.table([{"id": d.id, "path": d.path, "characters": len(d.text)} for d in documents], selection=None)
     return (documents,)
 
 
@@ -79,7 +64,7 @@ def _():
 
 @app.cell
 def chunk(documents):
-    chunks = [c for d in documents for c in chunk_document(d)]
+    chunks = [c for d in documents for c in kn.chunk_document(d)]
     mo.md(f"**{len(chunks)}** chunks; the first one:\n\n> {chunks[0].text[:300]}" if chunks else "no chunks")
     return (chunks,)
 
@@ -96,10 +81,10 @@ def _():
 
 @app.cell
 def extract(cache, chunks, domain, extractor):
-    found = cache.map(extract_texts, [c.text for c in chunks], domain=domain, extractor=extractor)
-    _first = found[0] if found else None
-    mo.ui.table(pd.DataFrame([{"name": e.name, "type": e.type, "label": e.label} for e in _first.entities])
-                if _first else pd.DataFrame(), selection=None, label="what the extractor found in the first chunk")
+    found = cache.map(kn.extract_texts, [c.text for c in chunks], domain=domain, extractor=extractor)
+    _first = found[0].entities if found else ()
+    mo.ui.table([{"name": e.name, "type": e.type, "label": e.label} for e in _first], selection=None,
+                label="what the extractor found in the first chunk")
     return (found,)
 
 
@@ -115,9 +100,9 @@ def _():
 def build(cache, chunks, documents, domain, found):
     _located = {d.id: [] for d in documents}
     for _t, _c in zip(found, chunks):
-        _located[_c.document_id].append(locate(_t, _c))
-    extractions = [merge_document(d, _located[d.id]) for d in documents]
-    graph = cache.run(build_graph, extractions, domain=domain)
+        _located[_c.document_id].append(kn.locate(_t, _c))
+    extractions = [kn.merge_document(d, _located[d.id]) for d in documents]
+    graph = cache.run(kn.build_graph, extractions, domain=domain)
     mo.md(f"**{len(graph.entities)}** entities, **{len(graph.relations)}** relations, "
           f"**{len(graph.provenance)}** provenance rows")
     return (graph,)
@@ -135,14 +120,14 @@ def _():
 
 @app.cell
 def resolve(cache, graph):
-    candidates = cache.run(merge_candidates, graph)
-    decisions = decide(candidates, at=datetime.now(UTC).replace(microsecond=0).isoformat())
-    applied = apply_decisions(graph, decisions)
-    assert undo(applied.graph, applied.journal).to_json_dict() == graph.to_json_dict()
+    candidates = cache.run(kn.merge_candidates, graph)
+    decisions = kn.decide(candidates, at=kn.now())
+    applied = kn.apply_decisions(graph, decisions)
+    assert kn.undo_journal(applied.graph, applied.journal).to_json_dict() == graph.to_json_dict()
     mo.vstack([mo.md(f"**{len(candidates)}** candidates, **{len(decisions)}** policy merges; after applying: "
                      f"**{len(applied.graph.entities)}** entities (undo restores the original exactly)"),
-               mo.ui.table(pd.DataFrame([{"source": c.source_name, "target": c.target_name, "score": c.score,
-                                          "verdict": c.verdict, "why": "; ".join(c.reasons)} for c in candidates[:20]]),
+               mo.ui.table([{"source": c.source_name, "target": c.target_name, "score": c.score,
+                             "verdict": c.verdict, "why": "; ".join(c.reasons)} for c in candidates[:20]],
                            selection=None)])
     return (applied,)
 
@@ -157,8 +142,8 @@ def _():
 
 @app.cell
 def communities(applied):
-    _communities = communities_of(applied.graph, seed=0)
-    final = assign_communities(applied.graph, _communities)
+    _communities = kn.communities_of(applied.graph, seed=0)
+    final = kn.assign_communities(applied.graph, _communities)
     mo.ui.table(_communities.summary[["community", "size", "label"]].head(10), selection=None)
     return (final,)
 
@@ -173,8 +158,8 @@ def _():
 
 @app.cell
 def search(cache, chunks, final):
-    _index = SearchIndex(embedder=HashingEmbedder(), cache=cache)
-    _index.add(items_from_graph(final) + items_from_chunks(chunks, entities_by_chunk=entities_by_chunk(final)))
+    _index = kn.SearchIndex(embedder=kn.HashingEmbedder(), cache=cache)
+    _index.add(kn.items_from_graph(final) + kn.items_from_chunks(chunks, entities_by_chunk=kn.entities_by_chunk(final)))
     hits = _index.search("president congress", limit=5)
     mo.ui.table(hits, selection=None)
     return
@@ -190,15 +175,37 @@ def _():
 
 @app.cell
 def view(final):
-    mo.iframe(graph_html(final, max_nodes=120, color_by="community", height="560px"), height="640px")
+    mo.iframe(kn.graph_html(final, max_nodes=120, color_by="community", height="560px"), height="640px")
     return
 
 
 @app.cell
 def _():
     mo.md("""
-    Next: `notebooks/extraction.py` (diff two extraction runs), `notebooks/resolution.py` (cluster map and
-    the merge-approval widget), `notebooks/exploration.py` (filtered views, search, topology).
+    ## 9. All of it as one workflow, written to the workspace
+    `kn.run(workspace, corpus)` — what `kgkit run CORPUS -o WORKSPACE` calls — loads, chunks, extracts, builds,
+    finds communities and draws the view, and commits graph.json, communities.json, extractions.jsonl, run.json
+    and graph.html as one generation of the workspace. Every extraction above is reused from the cache.
+    """)
+    return
+
+
+@app.cell
+def workflow(cache, corpus_dir, domain, extractor, workspace):
+    run_result = kn.run(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache)
+    mo.md(f"generation **{run_result.generation}** ({run_result.outcome}): **{len(run_result.graph.entities)}** "
+          f"entities, **{run_result.extractor_calls}** chunks extracted anew; `{workspace.root}` holds "
+          + ", ".join(f"`{name}`" for name in sorted(workspace.manifest().artefacts)))
+    return
+
+
+@app.cell
+def _():
+    mo.md("""
+    Next: `notebooks/extraction.py` (diff two extraction runs), `notebooks/resolution.py` (cluster map, the
+    merge-approval widget, and the `record` / `apply` / `undo` workflows), `notebooks/exploration.py` (filtered
+    views, the `index` and `search` workflows, topology). Open them on this workspace with
+    `--workspace` or `KGKIT_WORKSPACE` to reuse its cache.
     """)
     return
 

@@ -36,19 +36,26 @@ GEN2: dict[str, bytes | None] = {GRAPH: b'{"graph": 2}\n', RUN: b'{"run": 2}\n',
 TIMEOUT = 20  # seconds any one subprocess may take (a hang fails the test instead of stalling the suite)
 
 # commits GEN2 (argv[2], JSON) on the workspace argv[1], after arranging to die or pause at argv[3]:
-#   "<point>"        kill -9 itself when kgkit.io.workspace._checkpoint(point) is called
+#   "<point>"        kill -9 itself when kgkit.io.generation._checkpoint(point) is called
 #   "write:<name>"   kill -9 itself half way through writing <name> (a staged file, or manifest.json)
 #   "pause:<point>"  print "paused" at the point, then wait for a line on stdin
+# The hooks are replaced on kgkit.io.generation, whose Generation.commit() calls them: `patch` fails at once on a
+# name that module lacks, and every test checks that the process died (or paused) where it was meant to.
 COMMIT_SCRIPT = r"""
 import contextlib, json, os, signal, sys
+import kgkit.io.generation as G
 import kgkit.io.workspace as W
 root, files, point = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+
+def patch(name, value):
+    assert hasattr(G, name), f"kgkit.io.generation has no {name}"
+    setattr(G, name, value)
 
 def die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 if point.startswith("write:"):
-    real = W.atomic_file
+    real = G.atomic_file
     @contextlib.contextmanager
     def atomic_file(path, **kw):
         with real(path, **kw) as fh:
@@ -58,15 +65,16 @@ if point.startswith("write:"):
     def atomic_write_bytes(path, data, **kw):
         with atomic_file(path, **kw) as fh:
             fh.write(data)
-    W.atomic_file, W.atomic_write_bytes = atomic_file, atomic_write_bytes
+    patch("atomic_file", atomic_file)
+    patch("atomic_write_bytes", atomic_write_bytes)
 elif point.startswith("pause:"):
     def _checkpoint(at):
         if at == point[6:]:
             print("paused", flush=True)
             sys.stdin.readline()
-    W._checkpoint = _checkpoint
+    patch("_checkpoint", _checkpoint)
 else:
-    W._checkpoint = lambda at: die() if at == point else None
+    patch("_checkpoint", lambda at: die() if at == point else None)
 ws = W.Workspace(root)
 with ws.writer(step="build"):
     gen = ws.begin("build", config={"generation": 2})
@@ -170,7 +178,7 @@ def test_a_kill_after_the_manifest_keeps_generation_2(tmp_path: Path) -> None:
 
 
 def test_a_commit_that_raises_is_rolled_back_by_its_writer(tmp_path: Path, monkeypatch) -> None:
-    import kgkit.io.workspace as W
+    import kgkit.io.generation as G
 
     ws = _generation_1(tmp_path)
 
@@ -178,7 +186,7 @@ def test_a_commit_that_raises_is_rolled_back_by_its_writer(tmp_path: Path, monke
         if point == "swap:run.json":
             raise OSError("disk full")
 
-    monkeypatch.setattr(W, "_checkpoint", fail)
+    monkeypatch.setattr(G, "_checkpoint", fail)  # raising=True: fails if the hook is not there
     with pytest.raises(OSError, match="disk full"):
         _commit(ws, GEN2)
     assert _leftovers(tmp_path) == [] and len(ws.notes) == 1

@@ -1,7 +1,8 @@
 """The I/O layer: every file kgkit reads or writes goes through here (stages never touch files).
 
 Writes are atomic: data goes to a temporary file in the target's folder, is flushed and fsync'ed, then
-renamed over the target, so a reader sees the old file or the new one, never half of one.
+renamed over the target, so a reader sees the old file or the new one, never half of one (`kgkit.io.atomic`,
+whose names this module re-exports).
 
 >>> import tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
@@ -16,16 +17,15 @@ import fnmatch
 import json
 import os
 import stat
-import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from kgkit.core.constants import DEFAULT_MAX_BYTES
 from kgkit.core.domain import Domain, DomainError, parse_domain
 from kgkit.core.graph import Graph
-from kgkit.core.records import RawFile, canonical_json
+from kgkit.core.records import RawFile
+from kgkit.io.atomic import atomic_file, atomic_write_bytes, atomic_write_text, dumps_json  # noqa: F401 (re-exported)
 from kgkit.stages.load import SUPPORTED_SUFFIXES, media_type_for  # noqa: F401 (re-exported)
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -35,78 +35,7 @@ BUNDLED_DOMAINS = next(
 )
 
 
-# --------------------------------------------------------------------------- atomic writes
-
-
-def _file_mode(target: Path) -> int:
-    """Mode for a (re)written file: the old file's, else what open() would give (0o666 less the umask);
-    mkstemp's 0o600 would make outputs unreadable to other users and web servers."""
-    try:
-        return target.stat().st_mode & 0o777
-    except FileNotFoundError:
-        return 0o666 & ~_UMASK
-
-
-def _read_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
-@contextmanager
-def atomic_file(path: str | os.PathLike[str], *, durable: bool = True, text: bool = False,
-                buffering: int = -1) -> Iterator[IO[Any]]:
-    """A file handle whose content replaces `path` atomically when the block ends without an error (temp file
-    in the same folder, fsync unless `durable=False`, rename); on an error the temp file is removed and `path`
-    is untouched. For writers that stream (np.savez, tarfile, many lines); `text=True` gives UTF-8 text.
-
-    >>> import tempfile
-    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
-    >>> with atomic_file(target, text=True) as fh:
-    ...     _ = fh.write("done\\n")
-    >>> target.read_text()
-    'done\\n'
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        if text:
-            fh: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=buffering)
-        else:
-            fh = os.fdopen(fd, "wb", buffering=buffering)
-        with fh:
-            yield fh
-            fh.flush()
-            os.fchmod(fh.fileno(), _file_mode(target))
-            if durable:
-                os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | bytearray, *, durable: bool = True) -> None:
-    """Write bytes to path atomically (temp file in the same folder, fsync, rename).
-
-    `durable=False` skips the fsync: readers still never see half a file (the rename is atomic), but after a
-    power cut the file may be empty. For data that can be recomputed and is checked on read (cache entries)."""
-    with atomic_file(path, durable=durable) as fh:
-        fh.write(data)
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-dumps_json = canonical_json  # canonical JSON text (kgkit.core.records): sorted keys, UTF-8, stable separators
+# --------------------------------------------------------------------------- JSON files (atomic writes: kgkit.io.atomic)
 
 
 def write_json(path: str | os.PathLike[str], value: Any, *, indent: int | None = None) -> None:

@@ -2,22 +2,16 @@
 
 Every artefact (graph.json, run.json, graph.html, extractions.jsonl, communities.json, narrative.md,
 decisions.yaml, journal/NNNN.json, ...) sits at the path the README documents, and only this module knows
-those paths. A writer stages a generation's files in ``.kgkit/staging/``, then commits it:
+those paths. A writer stages a generation's files in ``.kgkit/staging/`` and commits them all at once
+(`kgkit.io.generation` has the steps): the intent ``.kgkit/commit.json`` first, then backups of the files it
+replaces, the renames, and ``manifest.json`` (generation, step, sha256 of every artefact, the run
+configuration, stale artefacts) last.
 
-1. ``.kgkit/commit.json`` (the intent: generation, step, every file it writes or removes with the sha256 it
-   has before and after) is written;
-2. the files it replaces are hard-linked into ``.kgkit/previous/`` (what a rollback restores);
-3. the staged files are renamed into place, one by one;
-4. ``manifest.json`` (generation, step, sha256 of every artefact, the run configuration, stale artefacts) is
-   written, atomically, last;
-5. ``commit.json``, ``previous/`` and ``staging/`` are removed.
-
-Directories are fsync'ed between the steps. A kill anywhere in 1-4 leaves the previous generation current:
-the next open rolls the half-done commit back (and removes stray temporary files) and says so in one line
-(`Workspace.notes`); a writer whose commit raises rolls it back at once. Readers never block and never see a
-mix of two generations: `read_bytes` checks each file against the manifest and, while a commit is in flight,
-reads the copy it replaces (still in place, or in ``.kgkit/previous/``); `read_together` reads several files
-of one generation.
+A kill anywhere before the manifest leaves the previous generation current: the next open rolls the half-done
+commit back (and removes stray temporary files) and says so in one line (`Workspace.notes`); a writer whose
+commit raises rolls it back at once. Readers never block and never see a mix of two generations: `read_bytes`
+checks each file against the manifest and, while a commit is in flight, reads the copy it replaces (still in
+place, or in ``.kgkit/previous/``); `read_together` reads several files of one generation.
 
 One writer at a time: `Workspace.writer()` holds ``.kgkit/lock`` (filelock) for the duration of a step; a
 second writer waits up to its `lock_timeout`, then fails with `WorkspaceBusy` naming the holder.
@@ -41,14 +35,16 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from kgkit.io.files import atomic_file, atomic_write_bytes, dumps_json
+from kgkit.io.atomic import atomic_write_bytes, dumps_json
+
+if TYPE_CHECKING:
+    from kgkit.io.generation import Generation
 
 __all__ = [
     "COMMUNITIES", "DECISIONS", "EXTRACTIONS", "GRAPH", "MANIFEST", "NARRATIVE", "NARRATIVE_JSON", "RUN", "VIEW",
@@ -77,7 +73,6 @@ REJECTED_RUN = ".kgkit/rejected-run.json"
 MANIFEST_SCHEMA = "kgkit.manifest/1"
 EDITABLE = frozenset({DECISIONS})  # a person edits these by hand: read as they are, never checked against the manifest
 DERIVED = {VIEW: "view", COMMUNITIES: "communities", NARRATIVE: "narrative", INDEX_DIR: "index"}
-_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")  # a killed atomic_file's temporary (mkstemp's names)
 _JOURNAL = re.compile(rf"{JOURNAL_DIR}/[0-9]{{4}}\.json")
 _READ_PATIENCE = 5.0  # seconds a read retries while files move between places (a paused writer never makes it wait)
 
@@ -88,6 +83,15 @@ class WorkspaceError(RuntimeError):
 
 class WorkspaceBusy(WorkspaceError):
     """Another process holds the workspace's writer lock longer than this writer would wait."""
+
+
+def __getattr__(name: str) -> Any:
+    """`Generation` lives in `kgkit.io.generation`, which builds on this module; it loads on first use here."""
+    if name == "Generation":
+        from kgkit.io.generation import Generation
+
+        return Generation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Moved(Exception):
@@ -122,11 +126,6 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
-
-
 def _identity(path: Path | int) -> tuple[int, int, int] | None:
     """What tells a file from its replacement (inode, mtime, size); None when there is no such file."""
     try:
@@ -145,21 +144,6 @@ def _read_or_none(path: Path) -> tuple[bytes | None, tuple[int, int, int] | None
         return None, None
 
 
-def _fsync_dirs(folders: Any) -> None:
-    """Make renames, links and unlinks in these folders durable (a power cut keeps the commit's order)."""
-    for folder in set(folders):
-        with contextlib.suppress(FileNotFoundError):
-            fd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-
-
-def _checkpoint(point: str) -> None:
-    """A named point in a commit. Does nothing; tests replace it to kill the process exactly here."""
-
-
 class Workspace:
     """The folder that holds one corpus's artefacts; the only code that knows their paths.
 
@@ -176,7 +160,7 @@ class Workspace:
             raise WorkspaceError(f"{self.root}: no such workspace folder")
         self.notes: list[str] = []
         self._held = 0
-        if self._state.is_dir():
+        if self.state_dir.is_dir():
             self._recover_if_idle()
 
     # ------------------------------------------------------------------ paths
@@ -194,8 +178,14 @@ class Workspace:
         return self.root / INDEX_DIR
 
     @property
-    def _state(self) -> Path:
+    def state_dir(self) -> Path:
+        """kgkit's own files (``.kgkit/``): the writer lock, a commit's intent, backups and staged files."""
         return self.root / STATE_DIR
+
+    @property
+    def writing(self) -> bool:
+        """Whether this object holds the writer lock (inside `writer()`): a generation commits only then."""
+        return self._held > 0
 
     def journal_names(self) -> list[str]:
         """Applied journals (relative names), oldest first, as of the current generation."""
@@ -265,7 +255,7 @@ class Workspace:
                 raise FileNotFoundError(f"{self.root / name}: not in this workspace")
             if data is not None and digest == old:
                 return data
-            saved, _ = _read_or_none(self._state / "previous" / name)
+            saved, _ = _read_or_none(self.state_dir / "previous" / name)
             if saved is not None and _sha256(saved) == old:
                 return saved
             raise _Moved  # between its two places (backed up and swapped, or rolled back, as we read)
@@ -290,7 +280,7 @@ class Workspace:
     def _in_flight(self, manifest: Manifest) -> dict[str, Any] | None:
         """The intent of a commit making the generation after `manifest` (a live writer's, or a killed one's)."""
         try:
-            intent = json.loads((self._state / "commit.json").read_bytes())
+            intent = json.loads((self.state_dir / "commit.json").read_bytes())
         except (OSError, ValueError):
             return None
         return intent if intent.get("generation") == manifest.generation + 1 else None
@@ -317,8 +307,8 @@ class Workspace:
             finally:
                 self._held -= 1
             return
-        self._state.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(self._state / "lock"))
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.state_dir / "lock"))
         try:
             lock.acquire(timeout=0)
         except Timeout:
@@ -331,7 +321,7 @@ class Workspace:
                                     f"waited {lock_timeout:g} s (--lock-timeout)") from None
         try:
             self._held = 1
-            atomic_write_bytes(self._state / "writer.json",
+            atomic_write_bytes(self.state_dir / "writer.json",
                                dumps_json({"pid": os.getpid(), "step": step, "since": time.time()}).encode(),
                                durable=False)
             self._recover()
@@ -339,17 +329,17 @@ class Workspace:
         finally:
             self._held = 0
             try:
-                if (self._state / "commit.json").exists():
+                if (self.state_dir / "commit.json").exists():
                     self._recover()  # a commit that raised half way (the next open retries if this fails too)
-                shutil.rmtree(self._state / "staging", ignore_errors=True)
+                shutil.rmtree(self.state_dir / "staging", ignore_errors=True)
             finally:
                 with contextlib.suppress(FileNotFoundError):
-                    (self._state / "writer.json").unlink()
+                    (self.state_dir / "writer.json").unlink()
                 lock.release()
 
     def _holder(self) -> str:
         try:
-            info = json.loads((self._state / "writer.json").read_bytes())
+            info = json.loads((self.state_dir / "writer.json").read_bytes())
         except (OSError, ValueError):
             return "holder unknown"
         since = time.strftime("%H:%M:%S", time.localtime(info.get("since", 0)))
@@ -358,6 +348,8 @@ class Workspace:
     def begin(self, step: str, *, config: Mapping[str, Any] | None = None) -> Generation:
         """Start a new generation (inside `writer()`). `config` updates the run configuration kept in the
         manifest (keys given replace the old values; the rest is kept)."""
+        from kgkit.io.generation import Generation  # it imports this module: loaded when first needed
+
         if not self._held:
             raise WorkspaceError("begin() needs the writer lock: use `with workspace.writer(): ...`")
         return Generation(self, step, dict(config or {}))
@@ -373,11 +365,11 @@ class Workspace:
     def _recover_if_idle(self) -> None:
         """On open: if a killed writer left a half-done commit (or staged files) and nobody writes now,
         roll it back. Never blocks: with an active writer, its commit is simply in flight."""
-        if not any((self._state / n).exists() for n in ("commit.json", "staging", "previous")):
+        if not any((self.state_dir / n).exists() for n in ("commit.json", "staging", "previous")):
             return
         from filelock import FileLock, Timeout
 
-        lock = FileLock(str(self._state / "lock"))
+        lock = FileLock(str(self.state_dir / "lock"))
         try:
             lock.acquire(timeout=0)
         except (Timeout, OSError):  # a writer is at work, or the folder is read-only: leave it to the next writer
@@ -388,162 +380,10 @@ class Workspace:
             lock.release()
 
     def _recover(self) -> None:
-        """Roll back a commit that did not reach its manifest; finish the clean-up of one that did; remove
-        staged and temporary files a killed writer left. Runs with the writer lock held; one note at most."""
-        intent_path, previous, staging = self._state / "commit.json", self._state / "previous", self._state / "staging"
-        said = ""
-        if intent_path.exists():
-            try:
-                intent = json.loads(intent_path.read_bytes())
-            except (OSError, ValueError):
-                intent = None
-            current = self.manifest().generation
-            if intent is not None and current < int(intent["generation"]):
-                for name, new in intent["files"].items():
-                    old, target, saved = intent["old"].get(name), self.root / name, previous / name
-                    if saved.is_file() and _file_sha256(saved) == old:  # a complete backup: restore it
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        os.replace(saved, target)
-                    elif old is None and new is not None and target.is_file() and _file_sha256(target) == new:
-                        target.unlink()  # new in the rolled-back generation
-                _fsync_dirs({(self.root / name).parent for name in intent["files"]})
-                said = (f"kgkit: an interrupted {intent.get('step') or 'write'} (generation {intent['generation']}) "
-                        f"was rolled back; generation {current} is current")
-            intent_path.unlink()
-        elif any(p.is_file() for p in staging.rglob("*")):
-            said = "kgkit: removed the files of an unfinished write (never committed); the workspace is unchanged"
-        for folder in (previous, staging):
-            shutil.rmtree(folder, ignore_errors=True)
-        removed = self._remove_temporaries()
-        if removed and not said:
-            said = f"kgkit: removed {removed} temporary file(s) a killed write left behind"
+        """Roll back what a killed (or failed) writer left half done; say so in one note at most. Runs with the
+        writer lock held."""
+        from kgkit.io.generation import recover  # it imports this module: loaded when first needed
+
+        said = recover(self)
         if said:
             self._note(said)
-
-    def _remove_temporaries(self) -> int:
-        """Temporary files of atomic writes a kill left behind (``.NAME.XXXXXXXX.tmp``), outside cache and index."""
-        removed = 0
-        for folder, dirnames, filenames in os.walk(self.root):
-            if Path(folder) == self.root:
-                dirnames[:] = [d for d in dirnames if d not in (CACHE_DIR, INDEX_DIR)]
-            for name in filenames:
-                if _TEMPORARY.fullmatch(name):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(os.path.join(folder, name))
-                        removed += 1
-        return removed
-
-
-class Generation:
-    """The files of one new generation, staged until `commit()` makes them current all at once."""
-
-    def __init__(self, workspace: Workspace, step: str, config: dict[str, Any]) -> None:
-        self.workspace, self.step, self.config = workspace, step, config
-        self._files: dict[str, str | None] = {}  # name -> sha256 of the staged file, None = remove
-        self._stale: dict[str, str] = {}
-        self._fresh: set[str] = set()
-        self._committed = False
-        (workspace._state / "staging").mkdir(parents=True, exist_ok=True)
-        self._staging = Path(tempfile.mkdtemp(dir=workspace._state / "staging"))  # its own: two never mix
-
-    # what the generation holds
-    def write_bytes(self, name: str, data: bytes) -> None:
-        with self.open(name) as fh:
-            fh.write(data)
-
-    def write_text(self, name: str, text: str) -> None:
-        self.write_bytes(name, text.encode("utf-8"))
-
-    def write_json(self, name: str, value: Any, *, indent: int | None = None) -> None:
-        text = (json.dumps(value, sort_keys=True, ensure_ascii=False, indent=indent, allow_nan=False)
-                if indent else dumps_json(value))
-        self.write_text(name, text + "\n")
-
-    def write_jsonl(self, name: str, rows: list[Any]) -> None:
-        self.write_text(name, "".join(dumps_json(r) + "\n" for r in rows))
-
-    @contextlib.contextmanager
-    def open(self, name: str) -> Iterator[Any]:
-        """A binary handle for a streamed artefact; staged (fsync'ed) when the block ends."""
-        name = self._name(name)
-        with atomic_file(self._staging / name) as fh:
-            yield fh
-        self._files[name] = _file_sha256(self._staging / name)
-        self._fresh.add(name)
-
-    def remove(self, name: str) -> None:
-        """The artefact is gone in this generation (e.g. the journal an undo pops)."""
-        self._files[self._name(name)] = None
-
-    def mark_stale(self, names: Mapping[str, str]) -> None:
-        """Derived artefacts (index, narrative ...) this generation leaves out of date: name -> why."""
-        self._stale.update(names)
-
-    def mark_fresh(self, *names: str) -> None:
-        """Artefacts brought up to date outside the staged files (the search index's own store)."""
-        self._fresh.update(names)
-
-    def _name(self, name: str) -> str:
-        if self._committed:
-            raise WorkspaceError("this generation is committed already: begin() another")
-        return _check_name(name)
-
-    def commit(self) -> int:
-        """Make the staged files current (see the module docs for the steps); returns the new generation."""
-        ws, state = self.workspace, self.workspace._state
-        if self._committed or not ws._held:
-            raise WorkspaceError("commit() needs an uncommitted generation and the writer lock")
-        self._committed = True
-        old = ws.manifest()
-        number = old.generation + 1
-        previous, intent = state / "previous", state / "commit.json"
-        shutil.rmtree(previous, ignore_errors=True)
-        before = {name: _file_sha256(ws.root / name) if (ws.root / name).is_file() else None for name in self._files}
-        atomic_write_bytes(intent, dumps_json({"generation": number, "step": self.step, "files": self._files,
-                                               "old": before}).encode())
-        _fsync_dirs([state])
-        _checkpoint("intent")
-        for name in (name for name, sha in before.items() if sha is not None):
-            (previous / name).parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(ws.root / name, previous / name)
-            except OSError:
-                shutil.copy2(ws.root / name, previous / name)  # a kill half way: the rollback checks the sha256
-        _fsync_dirs({(previous / name).parent for name, sha in before.items() if sha is not None})
-        _checkpoint("backup")
-        for name, sha in self._files.items():
-            target = ws.root / name
-            if sha is None:
-                with contextlib.suppress(FileNotFoundError):
-                    target.unlink()
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(self._staging / name, target)
-            _checkpoint(f"swap:{name}")
-        _fsync_dirs({(ws.root / name).parent for name in self._files})
-        artefacts = {k: v for k, v in old.artefacts.items() if self._files.get(k, "") is not None}
-        for name, sha in self._files.items():
-            if sha is not None:
-                artefacts[name] = {"sha256": sha, "bytes": (ws.root / name).stat().st_size, "generation": number}
-        gone = self._fresh | {k for k, v in self._files.items() if v is None}
-        stale = {k: v for k, v in {**old.stale, **self._stale}.items() if k not in gone}
-        manifest = Manifest(generation=number, step=self.step, artefacts=dict(sorted(artefacts.items())),
-                            config={**old.config, **self.config}, stale=dict(sorted(stale.items())))
-        atomic_write_bytes(ws.root / MANIFEST, (json.dumps(manifest.to_json_dict(), indent=1, sort_keys=True)
-                                               + "\n").encode())
-        _fsync_dirs([ws.root])
-        _checkpoint("manifest")
-        intent.unlink()
-        shutil.rmtree(previous, ignore_errors=True)
-        shutil.rmtree(self._staging, ignore_errors=True)
-        return number
-
-
-def _check_name(name: str) -> str:
-    """`name` as a relative POSIX path inside the workspace, or WorkspaceError (absolute, ``..``, kgkit's state,
-    the manifest, the cache and the index are not artefacts a generation writes)."""
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or not path.parts or path.parts[0] in (STATE_DIR, CACHE_DIR,
-                                                                                      INDEX_DIR, MANIFEST):
-        raise WorkspaceError(f"{name!r} is not an artefact name of a workspace")
-    return path.as_posix()
