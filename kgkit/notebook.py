@@ -10,10 +10,10 @@ names the corpus, the domain and the model::
 
     @app.cell
     def config():
-        workspace = kn.open_workspace("tour")   # --workspace DIR, else $KGKIT_WORKSPACE, else a folder in the user cache
-        corpus_dir = kn.corpus_dir(workspace)    # --corpus DIR, else $KGKIT_CORPUS, else the workspace's last corpus, else the demo
+        workspace = kn.open_workspace("tour")  # --workspace DIR | $KGKIT_WORKSPACE | ~/.cache/kgkit/notebooks/tour
+        corpus_dir = kn.corpus_dir(workspace)  # --corpus DIR | $KGKIT_CORPUS | the workspace's last corpus | demo
         domain = kn.load_domain(kn.setting("domain", "general", workspace=workspace))
-        model = kn.setting("model", workspace=workspace)    # an LLM (litellm name) or None: the offline extractor
+        model = kn.setting("model", workspace=workspace)  # an LLM (litellm name) or None: the offline extractor
         cache = kn.Cache(workspace.cache_dir)
         extractor = kn.make_extractor(model, cache=cache)
         return cache, corpus_dir, domain, extractor, model, workspace
@@ -27,7 +27,8 @@ Re-exported (loaded on first use, so ``import kgkit.notebook`` stays light):
 - workspace and files: `Workspace`, `WorkspaceError`, `DECISIONS`, `Cache`, `Graph`, `load_domain`, `read_corpus`
 - workflows over a Workspace (the way the CLI runs a step): `run`, `extract`, `build`, `communities`, `view`,
   `read_graph`, `index`, `search`, `resolve`, `decisions`, `record`, `apply`, `undo`, `narrate`, and the
-  compositions they are made of, `load_corpus` and `extract_documents`
+  compositions they are made of, `load_corpus` and `extract_documents`; `open_graph` (below) runs `run` only
+  when the workspace's graph is not of the notebook's corpus
 - stages (to show their inner values): `load_documents`, `chunk_document`, `extract_texts`, `locate`,
   `merge_document`, `build_graph`, `communities_of`, `detect_communities`, `assign_communities`,
   `HashingEmbedder`, `MiniLMEmbedder`, `embed_rows`, `merge_candidates`, `decide`, `pending`,
@@ -39,8 +40,6 @@ Re-exported (loaded on first use, so ``import kgkit.notebook`` stays light):
 >>> import kgkit.notebook as kn
 >>> kn.setting("domain", "general", args={}, environ={"KGKIT_DOMAIN": "people_orgs_events"})
 'people_orgs_events'
->>> kn.default_workspace_dir("tour", environ={"XDG_CACHE_HOME": "/tmp/c"}).as_posix()  # doctest: +SKIP
-'/tmp/c/kgkit/notebooks/tour'
 """
 
 from __future__ import annotations
@@ -118,9 +117,18 @@ _LAZY: dict[str, tuple[str, str]] = {
     **{n: ("kgkit.views.widgets", n) for n in ("ClusterMap", "MergeReview", "actions_to_decisions")},
 }
 
-_HELPERS = ["DEMO_CORPUS", "cli_args", "corpus_dir", "default_workspace_dir", "demo_corpus", "embed_names", "frame", "make_extractor", "now",
-            "open_workspace", "setting", "table"]
-__all__ = sorted([*_LAZY, *_HELPERS])
+__all__ = [
+    "DECISIONS", "DEMO_CORPUS", "Cache", "ClusterMap", "Graph", "HashingEmbedder", "MergeReview", "MiniLMEmbedder",
+    "OfflineExtractor", "SearchIndex", "Workspace", "WorkspaceError", "actions_to_decisions", "apply",
+    "apply_decisions", "assign_communities", "build", "build_graph", "chunk_document", "cli_args", "cluster_html",
+    "cluster_points", "communities", "communities_of", "corpus_dir", "decide", "decisions", "default_workspace_dir",
+    "demo_corpus", "detect_communities", "diff_extractions", "diff_html", "embed_names", "embed_rows",
+    "entities_by_chunk", "extract", "extract_documents", "extract_texts", "frame", "graph_html", "index",
+    "items_from_chunks", "items_from_graph", "kmeans_clusters", "load_corpus", "load_documents", "load_domain",
+    "locate", "make_extractor", "merge_candidates", "merge_document", "narrate", "neighbourhood", "now", "open_graph",
+    "open_workspace", "pending", "project", "read_corpus", "read_graph", "record", "resolve", "run", "search",
+    "setting", "table", "topology", "undo", "undo_journal", "view"
+]
 
 DEMO_CORPUS = Path(__file__).resolve().parent.parent / "data" / "demo" / "sotu_1934_1946"
 """The bundled demo corpus (State of the Union addresses 1934-1946) in a checkout of the repository."""
@@ -242,6 +250,37 @@ def corpus_dir(workspace: Any = None, *, args: Mapping[str, Any] | None = None,
     read (so a notebook opened on a CLI workspace works on that workspace's documents), else the demo corpus."""
     chosen = setting("corpus", workspace=workspace, args=args, environ=environ)
     return Path(chosen).expanduser() if chosen else demo_corpus()
+
+
+def open_graph(workspace: Workspace, corpus: str | os.PathLike[str], *, domain: Any, extractor: Extractor,
+               cache: Cache | None = None, **run_options: Any) -> Graph:
+    """The workspace's graph of `corpus`, made by the `run` workflow only when needed.
+
+    The current graph is kept (with the merges applied to it since) when the workspace's last run read this
+    corpus with this domain and extractor and the corpus still holds the same documents, or when the graph
+    came from elsewhere (an import: no corpus recorded); otherwise `run` makes it, with the chunk sizes the
+    workspace recorded (`run_options` go to `kgkit.workflows.run.run`)."""
+    from kgkit.core.constants import DEFAULT_MAX_BYTES
+    from kgkit.io.cache import Cache
+    from kgkit.io.workspace import GRAPH
+    from kgkit.workflows.corpus import load_corpus
+    from kgkit.workflows.run import read_graph, run
+
+    config = workspace.manifest().config
+    cache = cache if cache is not None else Cache(workspace.cache_dir)
+    sizes = {k: config[k] for k in ("max_bytes", "max_chars", "overlap_chars") if config.get(k) is not None}
+    if workspace.exists(GRAPH):
+        recorded = config.get("corpus")
+        if recorded is None:
+            return read_graph(workspace)
+        if (recorded == os.path.abspath(corpus) and config.get("domain") == domain.id
+                and config.get("extractor") == extractor.id):
+            graph = read_graph(workspace)
+            documents, _ = load_corpus(corpus, cache=cache, max_bytes=sizes.get("max_bytes", DEFAULT_MAX_BYTES),
+                                       exclude=[workspace.root])
+            if {d.id for d in documents} == set(graph.documents["id"]):
+                return graph
+    return run(workspace, corpus, domain=domain, extractor=extractor, cache=cache, **{**sizes, **run_options}).graph
 
 
 # --------------------------------------------------------------------------- small helpers for cells

@@ -16,8 +16,9 @@ def _():
 
     Filter the graph view by entity type, community, document or the neighbourhood of one entity; search
     entities, relations and passages; and read the graph's topology (hubs, bridges, components).
-    The graph is made by the `run` workflow and the search index by the `index` workflow, on the workspace
-    the next cell opens (`--workspace DIR` after the notebook's path, or `KGKIT_WORKSPACE`).
+    The graph is the workspace's (made by the `run` workflow when it has none of this corpus yet) and the search
+    index is the `index` workflow's, on the workspace the next cell opens (`--workspace DIR` after the
+    notebook's path, or `KGKIT_WORKSPACE`).
     """)
     return
 
@@ -36,12 +37,11 @@ def config():
 
 @app.cell
 def build(cache, corpus_dir, domain, extractor, workspace):
-    run_result = kn.run(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache)
-    graph = run_result.graph
+    graph = kn.open_graph(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache)  # `run` if needed
     mo.md(f"graph: **{len(graph.entities)}** entities, **{len(graph.relations)}** relations, "
           f"**{graph.entities['community'].nunique()}** communities — `{workspace.root}`, generation "
-          f"{run_result.generation} ({run_result.outcome})")
-    return graph, run_result
+          f"{workspace.manifest().generation}")
+    return (graph,)
 
 
 @app.function
@@ -93,10 +93,10 @@ def view(note, view_graph):
 
 
 @app.cell
-def index(embedder, run_result, workspace):
-    index_report = kn.index(workspace, embedder=embedder)  # the graph the run committed + the corpus's passages
-    mo.md(f"search index of generation {run_result.generation}: **{index_report['items']}** items "
-          f"({index_report.get('added', 0)} added) in `{index_report['index']}`")
+def index(embedder, graph, workspace):
+    index_report = kn.index(workspace, embedder=embedder)  # the workspace's graph + its corpus's passages
+    mo.md(f"search index: **{index_report['items']}** items ({len(graph.entities)} entities, their relations, "
+          f"the passages; {index_report['added']} added now) in `{index_report['index']}`")
     return (index_report,)
 
 

@@ -39,7 +39,7 @@ def config():
 
 @app.cell
 def build(cache, corpus_dir, domain, extractor, workspace):
-    graph = kn.run(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache).graph
+    graph = kn.open_graph(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache)  # `run` if needed
     mo.md(f"graph: **{len(graph.entities)}** entities, **{len(graph.relations)}** relations")
     return (graph,)
 
@@ -178,7 +178,7 @@ def workspace_buttons():
 
 
 @app.cell
-def workspace_graph(apply_now, saved_path, undo_last, workspace):
+def workspace_apply(apply_now, saved_path, undo_last, workspace):
     # the workflows: apply commits the merged graph with journal/NNNN.json; undo restores the graph and pops it
     workspace_change = None
     if apply_now.value:

@@ -1,14 +1,13 @@
-"""Schema discovery: seeded sampling, the cap, fallback types kept, YAML round trip, the `discover` command."""
+"""Schema discovery: seeded sampling, the cap, fallback types kept, YAML round trip, a corpus's domain
+(`kgkit discover` is tested end to end in test_cli_llm.py)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.cli import app
 from kgkit.llm import BudgetLedger, LLMClient, LLMSettings
 from kgkit.stages.discover import discover_domain, domain_from_proposal, sample_texts
 from kgkit.stages.discover.prompt import FALLBACK_TYPES, DiscoveryResponse
@@ -72,15 +71,29 @@ def test_discover_domain_asks_once_through_the_ledger():
     assert fake.calls[0]["messages"][-1]["content"].count("Apollo") == 5
 
 
-def test_discover_command_writes_a_domain_the_run_command_uses(corpus_copy, tmp_path):
+def test_a_domain_discovered_from_a_corpus_is_saved_used_and_rediscovered_for_free(corpus_copy, tmp_path):
+    # what `kgkit discover` does (end to end in test_cli_llm.py), through the library
+    import kgkit
+    from kgkit.io.cache import Cache
+    from kgkit.llm.options import LLMOptions
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.testing.workspaces import CapitalisedNames
+    from kgkit.workflows.corpus import load_corpus
+
     register_fake_provider()
-    ws = tmp_path / "ws"
-    args = ["discover", str(corpus_copy), "-o", str(ws), "--model", "kgkit-fake/x", "--price-in", "1",
-            "--price-out", "2", "--max-cost", "0.05", "--json"]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
-    domain = io.load_domain(ws / "domain.yaml")
-    assert report["domain"] == domain.id and "Mission" in domain.entity_types and "WORKS_FOR" in domain.relation_types
-    again = json.loads(CliRunner().invoke(app, args).stdout)
-    assert again["domain"] == domain.id and again["llm"]["spent_usd"] == 0  # cached request: same domain, free
+    cache = Cache(tmp_path / "cache")
+    documents, _ = load_corpus(corpus_copy, cache=cache)
+    texts = [c.text for d in documents for c in chunk_document(d)]
+    options = LLMOptions(model="kgkit-fake/x", price_in=1, price_out=2, max_cost=0.05)
+    client = options.client(cache=cache)
+    found = discover_domain(texts, client=client, seed=0)
+    assert found.error is None and 0 < client.ledger.summary()["spent_usd"] <= 0.05
+    io.save_domain(found.domain, tmp_path / "domain.yaml")
+    domain = io.load_domain(tmp_path / "domain.yaml")
+    assert domain.id == found.domain.id and "Mission" in domain.entity_types and "WORKS_FOR" in domain.relation_types
+    ran = kgkit.run(tmp_path / "ws", corpus_copy, domain=str(tmp_path / "domain.yaml"), extractor=CapitalisedNames(),
+                    write_view=False)
+    assert ran.domain_id == domain.id and ran.graph.meta["domain"] == domain.id
+    again_client = options.client(cache=cache)
+    again = discover_domain(texts, client=again_client, seed=0)
+    assert again.domain.id == domain.id and again_client.ledger.summary()["spent_usd"] == 0  # cached request: free

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from kgkit import io
 from kgkit.io.importers import kgkit_type, read_siftkg_extractions, read_siftkg_graph, read_siftkg_mentions
@@ -140,25 +138,21 @@ def test_imported_graph_exports_and_round_trips(tmp_path):
     assert back.summary() == graph.summary()
 
 
-@pytest.mark.parametrize("extra", [[], ["--from-extractions"]])
-def test_cli_import_siftkg_writes_graph_and_view(tmp_path, extra):
-    from kgkit.cli import app
+@pytest.mark.parametrize("source", ["graph_data", "extractions"])
+def test_an_imported_project_becomes_the_workspace_graph_with_a_safe_view(tmp_path, source):
+    # what `kgkit import-siftkg` does (end to end in test_cli.py): sift-kg's own graph, or kgkit's build of its
+    # extractions, committed with communities and the view
+    from kgkit.workflows.run import import_graph
 
-    src = tmp_path / "sift"
-    shutil.copytree(FIXTURES, src)
-    ws = tmp_path / "ws"
-    result = CliRunner().invoke(app, ["import-siftkg", str(src), "-o", str(ws), *extra])
-    assert result.exit_code == 0, result.output
-    graph = io.load_graph(ws / "graph.json")
-    assert len(graph.entities) == (13 if extra else 10)
-    page = (ws / "graph.html").read_text()
-    assert "<img src=x onerror" not in page
-    if extra:
-        assert "1 failed extractions" in result.output
-
-
-def test_cli_import_siftkg_without_inputs_is_a_clear_error(tmp_path):
-    from kgkit.cli import app
-
-    result = CliRunner().invoke(app, ["import-siftkg", str(tmp_path), "-o", str(tmp_path / "ws")])
-    assert result.exit_code == 2 and "no graph_data.json" in result.output
+    if source == "graph_data":
+        graph, failed = read_siftkg_graph(FIXTURES / "graph_data.json"), 0
+    else:
+        extractions = read_siftkg_extractions(FIXTURES / "extractions")
+        graph, failed = build_graph(extractions, domain=io.load_domain("general")), sum(len(d.errors) for d in extractions)
+    committed, generation = import_graph(tmp_path / "ws", graph)
+    assert generation == 1 and failed == (1 if source == "extractions" else 0)
+    saved = io.load_graph(tmp_path / "ws" / "graph.json")
+    assert len(saved.entities) == (13 if source == "extractions" else 10) == len(committed.entities)
+    assert saved.entities["community"].notna().all()
+    page = (tmp_path / "ws" / "graph.html").read_text()
+    assert "<img src=x onerror" not in page and "onerror=alert(1)" in page  # the hostile name is shown, as text

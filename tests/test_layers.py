@@ -56,6 +56,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "kgkit.workflows": (*_PRODUCT, "kgkit.workflows"),
     "kgkit.cli": (*_PRODUCT, "kgkit.workflows", "kgkit.cli"),
     "kgkit.testing": (*_PRODUCT, "kgkit.workflows", "kgkit.testing"),
+    "kgkit.notebook": (*_PRODUCT, "kgkit.workflows", "kgkit.notebook"),  # what a notebook's setup imports
 }
 
 
@@ -179,7 +180,7 @@ def _parse(path: Path, source: str | None = None) -> Parsed:
         for example in parser.get_examples(doc):
             try:
                 snippet = ast.parse(example.source)
-            except SyntaxError:
+            except (SyntaxError, ValueError):  # not Python, or text no source file could hold (lone surrogates)
                 continue
             for imp in _imports_in(snippet, file, module, package, doctest_=True):
                 line = start + example.lineno + imp.line - 1

@@ -135,8 +135,8 @@ def test_rename_keeps_sha256(tmp_path: Path) -> None:
 
 
 def test_stage_identity() -> None:  # part of every cache key: changing these invalidates existing caches
-    assert stage_identity(load_document) == ("load_document", "1")
-    assert stage_identity(load_files) == ("load", "1")
+    assert stage_identity(load_document) == ("load_document", "2")  # 2: issue 13 (encodings, DOCX, caps)
+    assert stage_identity(load_files) == ("load", "2")
 
 
 # --------------------------------------------------------------------------- text files
@@ -213,7 +213,7 @@ def test_html_blocks_become_lines() -> None:
 def test_html_meta_charset_is_honoured() -> None:
     html = '<html><head><meta charset="windows-1252"></head><body><p>Crème brûlée</p></body></html>'
     doc = load_ok("c.html", html.encode("cp1252"))
-    assert doc.text == "Crème brûlée" and doc.metadata["encoding"] == "windows-1252"
+    assert doc.text == "Crème brûlée" and doc.metadata["encoding"] == "cp1252"  # canonical codec names
 
 
 @pytest.mark.parametrize(
@@ -327,7 +327,7 @@ def test_unsupported_and_unreadable() -> None:
 
 
 def test_parser_exceptions_become_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    def explode(data: bytes) -> tuple[str, dict[str, str]]:
+    def explode(data: bytes, **options: object) -> tuple[str, dict[str, str]]:
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setitem(load_module._PARSERS, "application/pdf", explode)

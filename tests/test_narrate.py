@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 from kgkit import io
-from kgkit.cli import app
 from kgkit.core.graph import Graph
 from kgkit.core.names import relation_id
 from kgkit.io.cache import Cache
@@ -308,35 +306,34 @@ def test_narrate_workspace_uses_communities_json_when_the_graph_has_none(tmp_pat
     assert [c.community for c in data.communities] == ["k9"] and data.communities[0].size == len(GRAPH.entities)
 
 
-def test_cli_offline_and_json(tmp_path):
+def test_narrate_to_an_output_file_leaves_the_workspace_alone(tmp_path):
     io.save_graph(GRAPH, tmp_path / "graph.json")
     out = tmp_path / "story.md"
-    result = CliRunner().invoke(app, ["narrate", str(tmp_path), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    assert out.read_text().startswith("# Narrative") and (tmp_path / "story.json").is_file()
-    result = CliRunner().invoke(app, ["narrate", str(tmp_path / "graph.json"), "-o", str(out), "--json"])
-    data = json.loads(result.stdout)
+    told = narrate_workflow(tmp_path, output=out)
+    assert told.paths == {"narrative": str(out), "narrative_json": str(tmp_path / "story.json")}
+    assert out.read_text().startswith("# Narrative") and not (tmp_path / "narrative.md").exists()
+    data = io.read_json(tmp_path / "story.json")
     assert data["format"] == "kgkit.narrative/1" and set(data["sources"]) <= REL_IDS
-    missing = CliRunner().invoke(app, ["narrate", str(tmp_path / "nope.json")])
-    assert missing.exit_code == 2
+    assert Narrative.from_json_dict(data) == told.narrative == narrate(GRAPH)
+    other = narrate_workflow(tmp_path / "elsewhere", graph=GRAPH)  # a graph given, not the workspace's own
+    assert set(other.narrative.sources) <= REL_IDS and (tmp_path / "elsewhere" / "narrative.md").is_file()
+    with pytest.raises(FileNotFoundError):
+        narrate_workflow(tmp_path / "empty")  # a workspace without a graph
 
 
-def test_cli_model_needs_a_cap_and_degrades_on_unusable_answers(tmp_path):
+def test_a_model_that_answers_no_narrative_degrades_to_extractive_parts(tmp_path):
+    from kgkit.llm.options import LLMOptions
     from kgkit.testing.fake_llm import register_fake_provider
 
     register_fake_provider()
     io.save_graph(GRAPH, tmp_path / "graph.json")
-    paid = CliRunner().invoke(app, ["narrate", str(tmp_path), "--model", "kgkit-fake/n", "--price-in", "1",
-                                    "--price-out", "1"])
-    assert paid.exit_code == 2 and "--max-cost" in paid.output
     # the fake provider answers extraction JSON, never a narrative: every part falls back, marked, and cites
     # only the graph's relations
-    result = CliRunner().invoke(app, ["narrate", str(tmp_path), "--model", "kgkit-fake/n", "--free", "--json",
-                                      "--entities", "1"])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    assert data["overview"]["fallback"].startswith("invalid output") and data["model"] == "kgkit-fake/n"
-    assert set(data["sources"]) <= REL_IDS and data["llm"]["spent_usd"] == 0
+    client = LLMOptions(model="kgkit-fake/n", free=True, max_tokens=1024).client(cache=Cache(tmp_path / "cache"))
+    told = narrate_workflow(tmp_path, llm=client, top_entities=1).narrative
+    assert told.overview.fallback.startswith("invalid output") and told.model == "kgkit-fake/n"
+    assert set(told.sources) <= REL_IDS and client.ledger.summary()["spent_usd"] == 0
+    _all_citations_exist(told)
 
 
 @pytest.mark.parametrize("name", ["kgkit.stages.narrate", "kgkit.stages.narrate.core", "kgkit.stages.narrate.facts",

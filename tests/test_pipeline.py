@@ -7,11 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from kgkit.cli import app
 from kgkit.core.records import ExtractedEntity, TextExtraction
-from kgkit.io import load_domain, read_jsonl
+from kgkit.io import load_domain
 from kgkit.io.cache import Cache
 from kgkit.workflows.run import run as run_workflow
 
@@ -129,24 +127,21 @@ def test_chunk_failure_is_reported_not_empty_and_retried(corpus_copy, tmp_path):
     ws = tmp_path / "ws"
     first = run(corpus_copy, ws, Failing())
     assert len(first.chunk_errors) == 1 and "429" in first.chunk_errors[0]
-    again = run(corpus_copy, ws, Failing())
-    assert again.extractor_calls == 1  # only the failed chunk is asked again
+    assert first.outcome == "rejected" and not (ws / "graph.json").exists()  # 1 of 3 chunks: over the 10% limit
+    again = run(corpus_copy, ws, Failing(), keep_partial=True)
+    assert again.extractor_calls == 1 and again.outcome == "failures"  # only the failed chunk is asked again
     html = (ws / "graph.html").read_text()
     assert "<img src=x onerror" not in html
     assert "&lt;img src=x onerror" in html or "\\u003cimg src=x onerror" in html  # shown, as text
 
 
-def test_cli_run_prints_summary_and_writes_outputs(corpus_copy, tmp_path):
-    ws = tmp_path / "ws"
-    result = CliRunner().invoke(app, ["run", str(corpus_copy), "-o", str(ws), "--json"])
-    assert result.exit_code == 0, result.output
-    summary = json.loads(result.stdout)
-    assert summary["documents_ok"] == 3 and summary["entities"] > 0 and summary["extractor_calls"] > 0
-    for name in ("graph.json", "graph.html", "run.json", "extractions.jsonl"):
-        assert (ws / name).stat().st_size > 0
-    assert len(read_jsonl(ws / "extractions.jsonl")) == 3
-    bad = CliRunner().invoke(app, ["run", str(tmp_path / "nope"), "-o", str(ws)])
-    assert bad.exit_code == 2
+def test_learned_at_stamps_created_at_and_default_leaves_it_empty(corpus_copy, tmp_path, offline_extractor):
+    stamped = run(corpus_copy, tmp_path / "a", offline_extractor, write_view=False, learned_at="2026-01-31T12:00:00Z")
+    assert len(stamped.graph.relations) > 0 and not (tmp_path / "a" / "graph.html").exists()
+    saved = json.loads((tmp_path / "a" / "graph.json").read_text())
+    assert {r["created_at"] for r in saved["relations"]} == {"2026-01-31T12:00:00Z"}
+    plain = run(corpus_copy, tmp_path / "b", offline_extractor, write_view=False)
+    assert set(plain.graph.relations["created_at"]) == {None}  # re-runs give byte-identical graphs
 
 
 @pytest.mark.slow

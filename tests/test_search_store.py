@@ -54,10 +54,10 @@ def test_changed_item_is_replaced_and_unchanged_skipped(tmp_path):
     emb = HashingEmbedder(dim=64)
     index = open_index(tmp_path / "index", embedder=emb)
     items = chunks(10)
-    assert index.add(items) == {"added": 10, "replaced": 0, "unchanged": 0, "removed": 0}
-    assert index.add(items)["unchanged"] == 10
+    assert index.add(items).to_json_dict() == {"added": 10, "replaced": 0, "unchanged": 0, "removed": 0}
+    assert index.add(items).unchanged == 10
     edited = replace(items[3], body="beta now says something else", hash="")
-    assert index.add([edited]) == {"added": 0, "replaced": 1, "unchanged": 0, "removed": 0}
+    assert index.add([edited]).to_json_dict() == {"added": 0, "replaced": 1, "unchanged": 0, "removed": 0}
     assert index.search("beta", channels=("keyword",))["id"].tolist() == ["c3"]
     assert index.search("alpha item 3", channels=("keyword",), limit=20)["id"].tolist()[0] != "c3"
     # the same as building from scratch with the edited item
@@ -66,7 +66,7 @@ def test_changed_item_is_replaced_and_unchanged_skipped(tmp_path):
     assert results(index) == results(fresh)
     reopened = open_index(tmp_path / "index", embedder=emb)
     assert results(reopened) == results(fresh)
-    assert index.remove(["c3", "nope"])["removed"] == 1
+    assert index.remove(["c3", "nope"]).removed == 1
     assert open_index(tmp_path / "index", embedder=emb).search("beta", channels=("keyword",))["id"].tolist() == []
 
 

@@ -154,3 +154,21 @@ def test_json_form_is_stable():
     assert set(data["entities"]) == {"total", "offset", "limit", "items"} and len(data["entities"]["items"]) == 2
     assert {"id", "name", "type", "hop", "community"} <= set(data["entities"]["items"][0])
     assert {"id", "source", "target", "type", "hop", "flags"} <= set(data["relations"]["items"][0])
+
+
+def test_neighbourhood_of_a_built_graph_filters_and_pages():
+    # what `kgkit query` shows for the graph test_cli_graph.py builds: Ada, Bob -> Acme; Ada, Cy -> Globex; Zed
+    from test_build_workflow import two_documents
+
+    from kgkit.io import load_domain
+
+    g = build_graph(two_documents(), domain=load_domain("general"))
+    hood = neighbourhood(g, "ada", depth=2)
+    assert hood.status == "found" and hood.matches == ["Person:ada"] and hood.total_entities == 5
+    assert dict(zip(hood.entities["id"], hood.entities["hop"]))["Person:bob"] == 2
+    assert list(neighbourhood(g, "ada", depth=2, types=["Person"]).entities["id"]) == ["Person:ada"]
+    paged = neighbourhood(g, "ada", depth=2, limit=2, offset=1)
+    assert paged.total_entities == 5 and len(paged.entities) == 2
+    assert list(paged.entities["id"]) == list(hood.entities["id"])[1:3]
+    assert neighbourhood(g, "Person:ada", types=["Organization"]).status == "not_found"
+    assert neighbourhood(g, "nobody").status == "not_found"

@@ -97,7 +97,7 @@ def test_a_failed_run_keeps_the_good_graph_and_says_so(tmp_path):
     assert bad.outcome == "rejected" and "nothing was replaced" in bad.notes[-1]
     assert ws.read_bytes("graph.json") == good and ws.manifest().generation == 1
     assert json.loads((ws.root / ".kgkit" / "rejected-run.json").read_text())["outcome"] == "rejected"
-    forced = kgkit.run(ws, docs, extractor=Failing(), force=True)
+    forced = kgkit.run(ws, docs, extractor=Failing(), keep_partial=True)
     assert forced.outcome == "failures" and ws.manifest().generation == 2
 
 
@@ -186,3 +186,18 @@ def test_two_index_writers_at_once_give_what_one_after_the_other_gives(tmp_path)
     # serialised by the workspace lock: one indexes everything, the other then finds nothing new
     reports = sorted((json.loads(out) for out, _ in outs), key=lambda r: r["added"])
     assert reports[0]["added"] == 0 and reports[0]["items"] == reports[1]["items"] == reports[1]["added"]
+
+
+def test_decisions_survive_a_rebuild_and_undo_still_works(tmp_path):
+    docs = corpus(tmp_path)
+    ws = Workspace(tmp_path / "ws")
+    built = kgkit.run(ws, docs, extractor=CapitalisedNames()).graph
+    kgkit.record(ws, [person_decision("merge", ("Person:charles babage", "Person:charles babbage"), why="typo",
+                                      at="2026-01-01T00:00:00Z")])
+    merged = kgkit.apply(ws).graph
+    again = kgkit.run(ws, docs, extractor=CapitalisedNames())  # a rebuild from the extractions
+    assert "Person:charles babage" not in set(again.graph.entities["id"])
+    assert ws.read_bytes("graph.json") == merged.to_json_bytes(end=b"\n")
+    assert ws.journal_names() == ["journal/0001.json"]  # the old lineage's journal is gone, a fresh one undoes
+    kgkit.undo(ws)
+    assert set(kgkit.read_graph(ws).entities["id"]) == set(built.entities["id"])

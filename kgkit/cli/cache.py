@@ -33,13 +33,12 @@ def cache_info(
     from kgkit.io.cache import Cache
 
     info = Cache(cache_root(cache, workspace)).info()
-    info.pop("session")
     if as_json:
-        typer.echo(json.dumps(info, indent=2, sort_keys=True))
+        typer.echo(json.dumps(info.to_json_dict(session=False), indent=2, sort_keys=True))
         return
-    typer.echo(f"cache {info['root']}: {info['entries']} entries, {info['bytes'] / 1e6:.2f} MB")
-    for stage_name, row in sorted(info["stages"].items()):
-        typer.echo(f"  {stage_name:20s} {row['entries']:8d} entries {row['bytes'] / 1e6:10.2f} MB")
+    typer.echo(f"cache {info.root}: {info.entries} entries, {info.bytes / 1e6:.2f} MB")
+    for stage_name, row in sorted(info.stages.items()):
+        typer.echo(f"  {stage_name:20s} {row.entries:8d} entries {row.bytes / 1e6:10.2f} MB")
 
 
 def cache_prune(

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 
 from kgkit.cli import options as o
+from kgkit.cli.display import plain
 
 EXPORT_FORMATS = ("json", "cytoscape", "graphml", "gexf", "csv", "parquet", "sqlite", "cypher", "neo4j-csv",
                   "turtle", "json-ld")
@@ -73,4 +74,4 @@ def import_siftkg(
     typer.echo(f"{s['entities']} entities, {s['relations']} relations, {s['documents']} documents"
                + (f", {len(errors)} failed extractions" if errors else ""))
     for err in errors[:20]:
-        typer.echo(f"failed extraction: {err}", err=True)
+        typer.echo(f"failed extraction: {plain(err)}", err=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 
 from kgkit.cli import options as o
+from kgkit.cli.display import plain
 
 __all__ = ["query_command", "topology_command"]
 
@@ -26,23 +27,23 @@ def topology_command(
     as_json: bool = typer.Option(False, "--json", help="Print the kgkit.topology/1 JSON."),
 ) -> None:
     """The graph's shape: counts, communities, community connections, bridges, isolated entities."""
-    from kgkit.stages.topology import topology
+    from kgkit.stages.topology import topology_report
 
     try:
-        report = topology(o.read_graph_arg(graph), limit=limit, offset=offset, seed=seed)
+        report = topology_report(o.read_graph_arg(graph), limit=limit, offset=offset, seed=seed)
     except ValueError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
     if as_json:
-        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(report.to_json_dict(), indent=2, sort_keys=True, ensure_ascii=False))
         return
-    c = report["counts"]
-    typer.echo(f"{c['entities']} entities, {c['relations']} relations, {c['communities']} communities, "
-               f"{c['bridges']} bridges, {c['isolated']} isolated")
-    for row in report["communities"]["items"]:
-        typer.echo(f"  {row['community']:>6s} {row['size']:6d}  {row['label']}")
-    for row in report["bridges"]["items"][:10]:
-        typer.echo(f"  bridge {row['id']} reaches {row['communities']} communities")
+    c = report.counts
+    typer.echo(f"{c.entities} entities, {c.relations} relations, {c.communities} communities, "
+               f"{c.bridges} bridges, {c.isolated} isolated")
+    for row in report.communities.items:
+        typer.echo(f"  {row['community']:>6s} {row['size']:6d}  {plain(row['label'])}")
+    for row in report.bridges.items[:10]:
+        typer.echo(f"  bridge {plain(row['id'])} reaches {row['communities']} communities")
 
 
 def query_command(
@@ -67,14 +68,14 @@ def query_command(
     if as_json:
         typer.echo(json.dumps(hood.to_json_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     elif hood.status == "not_found":
-        typer.echo(f"no entity matches {entity!r}", err=True)
+        typer.echo(f"no entity matches {plain(repr(entity))}", err=True)
     else:
         if hood.status == "ambiguous":
-            typer.echo(f"{entity!r} is ambiguous; narrow it with --type or an id: {', '.join(hood.matches)}")
+            typer.echo(plain(f"{entity!r} is ambiguous; narrow it with --type or an id: {', '.join(hood.matches)}"))
         typer.echo(f"{hood.total_entities} entities, {hood.total_relations} relations within {depth} hop(s)")
         for row in hood.entities.itertuples(index=False):
-            typer.echo(f"  {row.hop}  {row.id}  ({row.name})")
+            typer.echo(f"  {row.hop}  {plain(row.id)}  ({plain(row.name)})")
         for row in hood.relations.itertuples(index=False):
-            typer.echo(f"  {row.hop}  {row.source} -[{row.type}]-> {row.target}  support {row.support}")
+            typer.echo(plain(f"  {row.hop}  {row.source} -[{row.type}]-> {row.target}  support {row.support}"))
     if hood.status == "not_found":
         raise typer.Exit(1)

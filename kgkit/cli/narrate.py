@@ -16,6 +16,7 @@ from pathlib import Path
 import typer
 
 from kgkit.cli import options as o
+from kgkit.cli.display import plain
 
 
 def narrate_command(
@@ -39,6 +40,7 @@ def narrate_command(
     """Write an overview, the main relationship chains, a timeline, entity descriptions and community labels,
     every sentence citing its relations and documents."""
     from kgkit.io.cache import Cache
+    from kgkit.llm.errors import PreflightError
     from kgkit.workflows.narrate import narrate
 
     ws, file = o.workspace_and_graph(graph)
@@ -57,6 +59,8 @@ def narrate_command(
         o.fail(f"no graph in {graph} (run `kgkit run DOCS -o {graph}` first)")
     except ValueError as exc:
         o.fail(f"cannot narrate {graph}: {exc}")
+    except PreflightError as exc:  # the model failed its check before any narration request: exit 2
+        o.fail(f"error: {exc}")
     paths = told.paths
     from kgkit import io
 
@@ -74,7 +78,7 @@ def narrate_command(
         cap = "no cap" if s["cap_usd"] is None else f"${s['cap_usd']:.4f}"
         typer.echo(f"LLM spent ${s['spent_usd']:.4f} / {cap}; {s['refused']} requests refused by the budget")
     for where, why in fallbacks[:10]:
-        typer.echo(f"extractive fallback {where}: {why[:160]}")
+        typer.echo(f"extractive fallback {plain(where)}: {plain(why[:160])}")
     if len(fallbacks) > 10:
         typer.echo(f"... {len(fallbacks) - 10} more fallbacks in {paths['narrative_json']}")
 

@@ -44,6 +44,7 @@ CONCURRENCY = typer.Option(8, "--concurrency", help="LLM requests in flight at m
 RPM = typer.Option(None, "--rpm", help="LLM requests per minute at most.")
 TPM = typer.Option(None, "--tpm", help="LLM tokens per minute at most.")
 NO_CONTEXT = typer.Option(False, "--no-context", help="No shared document summary in extraction prompts.")
+TIMEOUT = typer.Option(None, "--timeout", min=0.1, help="Seconds to wait for one LLM answer (default 120); a timed-out request is charged its worst case and tried once more.")
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3}
 _DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -96,8 +97,11 @@ def now() -> str:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print `message` on stderr and exit with `code` (2: usage or configuration, nothing done)."""
-    typer.echo(message, err=True)
+    """Print `message` on stderr (control characters from paths or documents shown as escapes) and exit with
+    `code` (2: usage or configuration, nothing done)."""
+    from kgkit.cli.display import plain
+
+    typer.echo(plain(message, newlines=True), err=True)
     raise typer.Exit(code)
 
 
@@ -113,6 +117,7 @@ def llm_options(model: str | None, **fields: Any) -> Any:
 def open_workspace(path: Path, *, create: bool = False) -> Any:
     """The Workspace at `path` (exit 2 when it is not one); prints the notes opening it produced (a rolled
     back write, removed temporary files)."""
+    from kgkit.cli.display import plain
     from kgkit.io.workspace import Workspace, WorkspaceError
 
     try:
@@ -120,7 +125,7 @@ def open_workspace(path: Path, *, create: bool = False) -> Any:
     except WorkspaceError as exc:
         fail(f"error: {exc}")
     for note in ws.notes:
-        typer.echo(note, err=True)
+        typer.echo(plain(note, newlines=True), err=True)
     return ws
 
 
@@ -152,13 +157,14 @@ def workspace_errors() -> Iterator[None]:
     """Turn the errors a workflow raises for bad input or a busy workspace into a message and exit code 2."""
     from kgkit.core.domain import DomainError
     from kgkit.io.workspace import WorkspaceError
+    from kgkit.llm.errors import PreflightError
     from kgkit.llm.options import LLMOptionError
 
     try:
         yield
     except WorkspaceError as exc:
         fail(f"error: {exc}")
-    except (DomainError, LLMOptionError) as exc:
+    except (DomainError, LLMOptionError, PreflightError) as exc:  # PreflightError: the model failed its check
         fail(f"error: {exc}")
     except FileNotFoundError as exc:
         fail(f"error: {exc}")

@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from kgkit.cli import options as o
+from kgkit.cli.display import plain
 
 __all__ = ["apply_cmd", "resolve_cmd", "review_cmd", "undo_cmd"]
 
@@ -72,7 +73,7 @@ def resolve_cmd(
         typer.echo(json.dumps(summary, indent=2, sort_keys=True))
     else:
         for key, value in summary.items():
-            typer.echo(f"{key:18s} {value}")
+            typer.echo(plain(f"{key:18s} {value}"))
 
 
 def review_cmd(
@@ -81,19 +82,19 @@ def review_cmd(
     who: str | None = typer.Option(None, help="Your name, recorded with each decision."),
 ) -> None:
     """Review pending candidates in the terminal: m = merge, k = keep apart, s = skip, q = quit (saved after each)."""
-    from rich.console import Console
-    from rich.markup import escape
     from rich.prompt import Prompt
     from rich.table import Table
 
+    from kgkit.cli.display import console as make_console
+    from kgkit.cli.display import safe
     from kgkit.stages.resolve import pending, person_decision
     from kgkit.workflows.resolve import candidates, decisions, record
 
-    console = Console()
+    console = make_console()
     ws = o.open_workspace(workspace)
     found = candidates(ws)
     if not found:
-        console.print(f"no candidates in {escape(str(workspace))} (run `kgkit resolve -w {escape(str(workspace))}` first)")
+        console.print(f"no candidates in {safe(workspace)} (run `kgkit resolve -w {safe(workspace)}` first)")
         raise typer.Exit(1)
     try:
         todo = pending(found, decisions(ws))[:limit]
@@ -103,10 +104,10 @@ def review_cmd(
     done = 0
     for n, c in enumerate(todo, 1):
         table = Table(title=f"{n}/{len(todo)}  score {c.score:.2f}  {c.verdict}  ({c.step})", show_header=False)
-        table.add_row("merge", escape(f"{c.source_name}  [{c.source_type}]  {c.source}"))  # names come from documents
-        table.add_row("into", escape(f"{c.target_name}  [{c.target_type}]  {c.target}"))
+        table.add_row("merge", safe(f"{c.source_name}  [{c.source_type}]  {c.source}"))  # names come from documents
+        table.add_row("into", safe(f"{c.target_name}  [{c.target_type}]  {c.target}"))
         for reason in c.reasons:
-            table.add_row("why", escape(reason))
+            table.add_row("why", safe(reason))
         console.print(table)
         answer = Prompt.ask("m = merge, k = keep apart, s = skip, q = quit", choices=["m", "k", "s", "q"], default="s",
                             console=console)
@@ -119,7 +120,7 @@ def review_cmd(
         record(ws, [person_decision(kind, (c.source, c.target), why=note or f"review: {c.reasons[0]}", who=who,
                                     at=o.now())])
         done += 1
-    console.print(f"recorded {done} decision(s); run `kgkit apply -w {escape(str(workspace))}` to apply them")
+    console.print(f"recorded {done} decision(s); run `kgkit apply -w {safe(workspace)}` to apply them")
 
 
 def apply_cmd(

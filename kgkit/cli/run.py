@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kgkit.cli import options as o
+from kgkit.cli.display import plain
+
+if TYPE_CHECKING:
+    from kgkit.workflows.records import RunSummary
 
 __all__ = ["build", "discover", "domains", "extract", "run", "view"]
 
@@ -41,16 +45,19 @@ def run(
     rpm: int | None = o.RPM,
     tpm: int | None = o.TPM,
     no_context: bool = o.NO_CONTEXT,
+    timeout: float | None = o.TIMEOUT,
     learned_at: str | None = o.LEARNED_AT,
     seed: int = o.SEED,
-    force: bool = typer.Option(False, "--force", help="Commit the run even when most chunks failed (it replaces the current graph)."),
+    max_failures: float = typer.Option(0.1, "--max-failures", min=0.0, max=1.0, help="Share of chunks that may fail (0.1 = 10%); above it the run does not replace the workspace's outputs."),
+    keep_partial: bool = typer.Option(False, "--keep-partial", help="Commit the run even when more chunks failed than --max-failures."),
     lock_timeout: float = o.LOCK_TIMEOUT,
 ) -> None:
     """Load, chunk, extract, build, find communities, draw the view: graph.json, communities.json,
     extractions.jsonl, graph.html and run.json, committed together.
 
-    Offline (spaCy) by default; with --model, an LLM extracts under a hard --max-cost budget. Exit code 1 when
-    the run is rejected (most chunks failed: the previous graph stays current)."""
+    Offline (spaCy) by default; with --model, an LLM extracts under a hard --max-cost budget. Exit code 0 when
+    everything was read and extracted, 1 when files or chunks failed (listed; above --max-failures the run is
+    rejected and the previous outputs stay current), 2 for a usage or configuration error."""
     import logging
     import time
 
@@ -70,7 +77,7 @@ def run(
     with o.workspace_errors():
         llm = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
                             api_base=api_base, concurrency=concurrency, rpm=rpm, tpm=tpm,
-                            document_context=not no_context)
+                            document_context=not no_context, timeout=timeout)
         extractor = _extractor(llm, run_cache)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=Console(stderr=True), transient=True, disable=as_json) as bar:
@@ -79,15 +86,14 @@ def run(
                 ws, docs, domain=domain, cache=run_cache, extractor=extractor, batch_size=extraction_batch_size(llm),
                 max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                 max_view_nodes=view_nodes, write_view=not no_view, learned_at=o.learned_at(learned_at), seed=seed,
-                force=force, lock_timeout=lock_timeout,
+                max_failures=max_failures, keep_partial=keep_partial, lock_timeout=lock_timeout,
                 progress=lambda stage, done, total: bar.update(task, completed=done, total=total))
-    summary = result.summary()
-    summary["seconds"] = round(time.perf_counter() - started, 3)
+    summary = result.run_summary().model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, sort_keys=True))
+        typer.echo(json.dumps(summary.to_json_dict(), indent=2, sort_keys=True))
     else:
         _print_summary(summary)
-    if result.outcome == "rejected":
+    if result.outcome != "complete":
         raise typer.Exit(1)
 
 
@@ -100,38 +106,42 @@ def _extractor(llm: Any, cache: Any) -> Any:
     return LLMExtractor.from_options(llm, cache=cache)
 
 
-def _print_summary(s: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.markup import escape
+def _print_summary(s: RunSummary) -> None:
     from rich.table import Table
 
+    from kgkit.cli.display import console as make_console
+    from kgkit.cli.display import safe
     from kgkit.cli.report import llm_rows
 
-    console = Console()
+    console = make_console()
     table = Table(title="kgkit run", show_header=False)
     rows = [
-        ("documents ok / failed", f"{s['documents_ok']} / {s['documents_failed']}"),
-        ("chunks (failed)", f"{s['chunks']} ({len(s['chunk_errors'])})"),
-        ("entities", str(s["entities"])),
-        ("relations", str(s["relations"])),
-        ("communities", str(s["communities"])),
-        ("cache hits / misses", f"{s['cache_hits']} / {s['cache_misses']}"),
-        ("extractor calls", str(s["extractor_calls"])),
-        ("outcome", f"{s['outcome']} (generation {s['generation']})"),
-        ("time", f"{s['seconds']:.2f} s"),
+        ("documents ok / failed", f"{s.documents_ok} / {len(s.failures)}"),
+        ("chunks (failed)", f"{s.chunks} ({len(s.chunk_errors)})"),
+        ("entities", str(s.entities)),
+        ("relations", str(s.relations)),
+        ("communities", str(s.communities)),
+        ("cache hits / misses", f"{s.cache.hits} / {s.cache.misses}"),
+        ("extractor calls", str(s.extractor_calls)),
+        ("outcome", f"{s.outcome} (generation {s.generation})"),
+        ("time", f"{s.seconds or 0.0:.2f} s"),
     ]
-    rows += llm_rows(s)
+    rows += llm_rows(s.to_json_dict())
     for key, value in rows:
-        table.add_row(key, escape(value))
+        table.add_row(safe(key), safe(value))  # llm_rows name documents by path
     console.print(table)
-    for failure in s["failures"]:
-        console.print(f"[yellow]failed[/yellow] {escape(failure['path'])}: {failure['kind']}: {escape(failure['reason'])}")
-    for err in s["chunk_errors"][:20]:
-        console.print(f"[yellow]chunk failed[/yellow] {escape(err)}")
-    for note in s["notes"]:
-        console.print(f"[red]{escape(note)}[/red]" if s["outcome"] == "rejected" else escape(note))
-    for name, path in sorted(s["outputs"].items()):
-        console.print(f"{name:12s} {escape(path)}")
+    for failure in s.failures:
+        console.print(f"[yellow]failed[/yellow] {safe(failure.path)}: {safe(failure.kind)}: {safe(failure.reason)}")
+    for group in s.error_groups:  # each cause once, with its fix; every chunk's error is in run.json
+        console.print(f"[yellow]chunks failed[/yellow] {safe(group['cause'])} [yellow]— {group['count']} "
+                      f"chunk{'s' if group['count'] != 1 else ''}[/yellow]\n  fix: {safe(group['fix'])}")
+    if s.chunk_errors:
+        console.print(f"each chunk's error: chunk_errors in {safe(s.outputs.get('summary', 'run.json'))}"
+                      if s.outputs.get("summary") else "each chunk's error: chunk_errors in --json output")
+    for note in s.notes:
+        console.print(f"[red]{safe(note, newlines=True)}[/red]" if s.outcome == "rejected" else safe(note, newlines=True))
+    for name, path in sorted(s.outputs.items()):
+        console.print(f"{name:12s} {safe(path)}")
 
 
 def extract(
@@ -146,6 +156,7 @@ def extract(
     api_base: str | None = o.API_BASE,
     concurrency: int = o.CONCURRENCY,
     no_context: bool = o.NO_CONTEXT,
+    timeout: float | None = o.TIMEOUT,
     max_size: str = o.MAX_SIZE,
     chunk_chars: int = o.CHUNK_CHARS,
     overlap_chars: int = o.OVERLAP_CHARS,
@@ -165,7 +176,8 @@ def extract(
     cache = Cache(ws.cache_dir)
     with o.workspace_errors():
         llm = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
-                            api_base=api_base, concurrency=concurrency, document_context=not no_context)
+                            api_base=api_base, concurrency=concurrency, document_context=not no_context,
+                            timeout=timeout)
         extract_workflow(ws, docs, domain=domain, extractor=_extractor(llm, cache), cache=cache,
                          max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                          batch_size=extraction_batch_size(llm), lock_timeout=lock_timeout)
@@ -177,9 +189,9 @@ def extract(
                f"({len(summary['chunk_errors'])} failed), {summary['extractor_calls']} extracted now "
                f"-> {ws.path(EXTRACTIONS)}")
     for label, value in llm_rows(summary):
-        typer.echo(f"{label}: {value}")
-    for err in summary["chunk_errors"][:20]:
-        typer.echo(f"chunk failed {err}")
+        typer.echo(plain(f"{label}: {value}"))  # llm_rows name documents by path
+    for group in summary.get("error_groups", []):  # each cause once; every chunk's error is in extract.json
+        typer.echo(f"chunks failed: {plain(group['cause'])} — {group['count']} chunks\n  fix: {plain(group['fix'])}")
 
 
 def discover(
@@ -191,6 +203,7 @@ def discover(
     price_out: float | None = o.PRICE_OUT,
     free: bool = o.FREE,
     api_base: str | None = o.API_BASE,
+    timeout: float | None = o.TIMEOUT,
     max_types: int = typer.Option(10, "--max-types", help="Entity types at most, fallback types included."),
     sample: int = typer.Option(12, "--sample", help="Chunks sampled from the corpus."),
     seed: int = typer.Option(0, "--seed", help="Sampling seed (same corpus + seed -> same sample)."),
@@ -215,13 +228,15 @@ def discover(
     cache = Cache(ws.cache_dir)
     with o.workspace_errors():
         client = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
-                               api_base=api_base).client(cache=cache)
+                               api_base=api_base, timeout=timeout).client(cache=cache)
     documents, _errors = load_corpus(docs, cache=cache, max_bytes=o.size(max_size), exclude=[ws.root])
     texts = [c.text for d in documents for c in chunk_document(d, max_chars=chunk_chars)]
-    found = discover_domain(texts, client=client, max_entity_types=max_types, sample=sample, seed=seed, name=name)
+    with o.workspace_errors():  # a model failing its preflight check: exit 2 with the cause and the fix
+        found = discover_domain(texts, client=client, max_entity_types=max_types, sample=sample, seed=seed,
+                                name=name)
     report: dict[str, Any] = {"llm": client.ledger.summary(), "error": found.error}
     if found.domain is None:
-        typer.echo(json.dumps(report, indent=2) if as_json else f"discovery failed: {found.error}", err=not as_json)
+        typer.echo(json.dumps(report, indent=2) if as_json else f"discovery failed: {plain(found.error)}", err=not as_json)
         raise typer.Exit(1)
     target = domain_file or ws.path(DOMAIN)
     io.save_domain(found.domain, target)

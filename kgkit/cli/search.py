@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 
 from kgkit.cli import options as o
+from kgkit.cli.display import plain
 
 EMBEDDERS = ("minilm", "hashing", "none")
 
@@ -42,14 +43,14 @@ def index_command(
     """Add or update the workspace's search index: entities and relations of its graph, chunks of its corpus
     (cut with the sizes the run used). Unchanged items are skipped, changed ones replaced, items no longer
     there removed; prints counts as JSON."""
-    from kgkit.workflows.index import index
+    from kgkit.workflows.index import index_report
 
     if docs is not None and not docs.exists():
         o.fail(f"no such file or folder: {docs}")
     ws = o.open_workspace(workspace, create=True)
     with o.workspace_errors():
-        report = index(ws, docs, embedder=_embedder(embedder), embedder_name=embedder, lock_timeout=lock_timeout)
-    typer.echo(json.dumps(report, sort_keys=True))
+        report = index_report(ws, docs, embedder=_embedder(embedder), embedder_name=embedder, lock_timeout=lock_timeout)
+    typer.echo(json.dumps(report.to_json_dict(), sort_keys=True))
 
 
 def search_command(
@@ -102,6 +103,6 @@ def search_command(
         return
     for hit in out["hits"]:
         where = hit["provenance"]["document_id"] or ""
-        typer.echo(f"{hit['rank']:3d}. [{hit['kind']}] {hit['score']:.4f} {hit['title'] or hit['id']}  {where}")
-        typer.echo(f"     {hit['text'][:160]}")
+        typer.echo(f"{hit['rank']:3d}. [{hit['kind']}] {hit['score']:.4f} {plain(hit['title'] or hit['id'])}  {plain(where)}")
+        typer.echo(f"     {plain(hit['text'][:160])}")
     typer.echo(f"{out['total']} candidates, {out['timings_ms'].get('total', 0):.1f} ms")

@@ -4,7 +4,7 @@
 ('MENTIONED_WITH', 2000, 200)
 """
 
-__all__ = ["CO_OCCURRENCE", "DEFAULT_MAX_BYTES", "LOW_CONFIDENCE", "MAX_CHUNK_CHARS", "OFFLINE_BATCH_SIZE",
+__all__ = ["CO_OCCURRENCE", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_CHARS", "LOW_CONFIDENCE", "MAX_CHUNK_CHARS", "OFFLINE_BATCH_SIZE",
            "OVERLAP_CHARS", "VIEW_NODES", "WEAK_TYPES"]
 
 CO_OCCURRENCE = "MENTIONED_WITH"
@@ -15,6 +15,9 @@ LOW_CONFIDENCE = 0.5
 """Relations whose combined confidence is below this are flagged low_confidence."""
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """Files above this are reported as too_large, never read."""
+DEFAULT_MAX_CHARS = 20_000_000
+"""Characters of text one document may expand to (whatever its container: a small DOCX or PDF can hold far
+more text than its size suggests); past it the load stage stops extracting and reports too_large."""
 MAX_CHUNK_CHARS = 2000
 """Characters per chunk at most (whole sentences)."""
 OVERLAP_CHARS = 200

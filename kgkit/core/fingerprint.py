@@ -22,9 +22,18 @@ from typing import Any
 from pydantic import BaseModel
 
 
+def _utf8(text: str) -> bytes:
+    """UTF-8 bytes of any str, lone surrogates included: a file name that is not valid UTF-8 reaches Python
+    as surrogate escapes (os.fsdecode), which plain UTF-8 refuses. "surrogatepass" gives valid strings
+    their usual UTF-8 bytes (so no existing fingerprint changes) and stays injective, unlike
+    "surrogateescape" (whose output can equal another string's UTF-8), and does not depend on the
+    platform's file system encoding (cache keys travel between machines: kgkit cache export)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 def _digest(tag: str, payload: bytes) -> str:
     h = hashlib.sha256()
-    h.update(tag.encode())
+    h.update(_utf8(tag))
     h.update(b"\x00")
     h.update(payload)
     return h.hexdigest()
@@ -35,12 +44,12 @@ def fingerprint(value: Any) -> str:
     """Content fingerprint of a value (see module docstring)."""
     method = getattr(value, "fingerprint", None)
     if callable(method):
-        return _digest("obj", str(method()).encode())
+        return _digest("obj", _utf8(str(method())))
     ident = getattr(value, "id", None)
     if isinstance(ident, str):
-        return _digest("id:" + type(value).__qualname__, ident.encode())
+        return _digest("id:" + type(value).__qualname__, _utf8(ident))
     if hasattr(value, "to_json_dict"):
-        return _digest("json:" + type(value).__qualname__, json.dumps(value.to_json_dict(), sort_keys=True, default=str).encode())
+        return _digest("json:" + type(value).__qualname__, _utf8(json.dumps(value.to_json_dict(), sort_keys=True, default=str)))
     raise TypeError(
         f"cannot fingerprint {type(value).__qualname__}: give it a fingerprint() method or an `id` string, "
         "or register it with kgkit.core.fingerprint.fingerprint.register"
@@ -69,7 +78,7 @@ def _(value: float) -> str:
 
 @fingerprint.register(str)
 def _(value: str) -> str:
-    return _digest("str", value.encode("utf-8"))
+    return _digest("str", _utf8(value))
 
 
 @fingerprint.register(bytes)
@@ -99,7 +108,7 @@ def _(value: Mapping[Any, Any]) -> str:
 def _(value: BaseModel) -> str:
     method = getattr(value, "fingerprint", None)
     if callable(method):
-        return _digest("obj", str(method()).encode())
+        return _digest("obj", _utf8(str(method())))
     # python-mode dump: bytes fields (RawFile.data) stay bytes instead of failing JSON's UTF-8 rule
     return _digest("model:" + type(value).__qualname__, fingerprint(value.model_dump()).encode())
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import msgspec
 import numpy as np
@@ -85,6 +85,21 @@ TABLES = {
 LIST_COLUMNS = {"aliases", "flags"}
 OPTIONAL_COLUMNS: dict[str, dict[str, Any]] = {"entities": {"community": None}}
 """Columns a table may be given without (older graph.json files, hand-built frames): filled with the default."""
+
+
+class GraphMeta(TypedDict, total=False):
+    """The keys `Graph.meta` may hold (a plain dict: graph.json's ``meta``, saved as it is; any key may be absent,
+    and a graph read from elsewhere may carry more)."""
+
+    builder: str  # what made the graph: "kgkit.build/1" (kgkit.stages.build), "kgkit.io.importers.siftkg/1"
+    domain: str | None  # the domain's id (content hash, kgkit.core.domain.Domain.id)
+    domain_name: str | None  # the domain's name (kgkit.workflows.resolve loads the domain by it)
+    extractors: list[str]  # every extractor id of the input, failed chunks included
+    communities: dict[str, Any]  # kgkit.stages.communities params (method, seed, resolution, weight,
+    #                              weak_types, weak_factor) once assign_communities has run
+    source: str  # "sift-kg" for a graph imported from sift-kg's graph_data.json (kgkit.io.importers)
+    sift_kg_version: str | None
+    sift_kg_created_at: str | None
 
 
 def empty_table(columns: dict[str, str]) -> pd.DataFrame:
@@ -186,13 +201,13 @@ _ENCODER = msgspec.json.Encoder()
 
 @dataclass(frozen=True, eq=False)
 class Graph:
-    """A knowledge graph as four tables plus metadata (domain id, extractor ids, counts)."""
+    """A knowledge graph as four tables plus metadata (`meta`: its keys are documented by GraphMeta)."""
 
     entities: pd.DataFrame
     relations: pd.DataFrame
     provenance: pd.DataFrame
     documents: pd.DataFrame
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)  # the keys: GraphMeta
 
     def __post_init__(self) -> None:
         for name, columns in TABLES.items():

@@ -213,3 +213,19 @@ class DocumentExtraction(Record):
 
 
 IdentityQuality = Literal["source", "derived", "ephemeral"]
+
+
+# --------------------------------------------------------------------------- reports
+
+
+class Page(Record):
+    """One page of a sorted list in a JSON report: the list's total, the window asked for, the rows.
+
+    >>> Page(total=3, offset=2, limit=2, items=[{"id": "c"}]).model_dump()
+    {'total': 3, 'offset': 2, 'limit': 2, 'items': [{'id': 'c'}]}
+    """
+
+    total: int
+    offset: int
+    limit: int
+    items: list[dict[str, Any]]

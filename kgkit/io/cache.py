@@ -18,6 +18,9 @@ Caching happens at the call site, the same way in a script, the CLI and a notebo
 (6, 6)
 >>> cache.stats.hits["total"], cache.stats.misses["total"]
 (1, 1)
+>>> info = cache.info()
+>>> info.entries, info.stages["total"].entries, info.session.to_json_dict()
+(1, 1, {'total': {'hits': 1, 'misses': 1, 'computed': 1, 'writes': 1}})
 """
 
 from __future__ import annotations
@@ -34,13 +37,48 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import Field
+
 from kgkit.core.executor import Executor, SerialExecutor
 from kgkit.core.fingerprint import fingerprint
+from kgkit.core.records import Record
 from kgkit.core.stage import stage_identity
 from kgkit.io import atomic_file, atomic_write_bytes, dumps_json
 
 T = TypeVar("T")
 LAYOUT = "v1"
+
+
+class StageCounts(Record):
+    """One stage's counters in one Cache session."""
+
+    hits: int = 0
+    misses: int = 0
+    computed: int = 0  # items the stage function actually processed
+    writes: int = 0
+
+
+class CacheCounts(Record):
+    """A snapshot of CacheStats: the counters per stage (sorted), as run.json's ``cache`` and cache info's
+    ``session`` show them."""
+
+    stages: dict[str, StageCounts] = Field(default_factory=dict)
+
+    @property
+    def hits(self) -> int:
+        return sum(c.hits for c in self.stages.values())
+
+    @property
+    def misses(self) -> int:
+        return sum(c.misses for c in self.stages.values())
+
+    def to_json_dict(self) -> dict[str, dict[str, int]]:
+        """Stage name -> {hits, misses, computed, writes}."""
+        return {name: counts.model_dump() for name, counts in self.stages.items()}
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> CacheCounts:
+        return cls(stages=data)
 
 
 @dataclass
@@ -52,9 +90,39 @@ class CacheStats:
     computed: Counter[str] = field(default_factory=Counter)  # items the stage function actually processed
     writes: Counter[str] = field(default_factory=Counter)
 
-    def as_dict(self) -> dict[str, dict[str, int]]:
+    def snapshot(self) -> CacheCounts:
+        """The counters now, per stage that was asked for (hit, missed or computed)."""
         stages = sorted(set(self.hits) | set(self.misses) | set(self.computed))
-        return {s: {"hits": self.hits[s], "misses": self.misses[s], "computed": self.computed[s], "writes": self.writes[s]} for s in stages}
+        return CacheCounts(stages={s: StageCounts(hits=self.hits[s], misses=self.misses[s], computed=self.computed[s],
+                                                  writes=self.writes[s]) for s in stages})
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        return self.snapshot().to_json_dict()
+
+
+class StageUsage(Record):
+    """What one stage has stored in a cache."""
+
+    entries: int = 0
+    bytes: int = 0
+
+
+class CacheInfo(Record):
+    """What a cache stores, per stage and in total (`kgkit cache info`), and one Cache object's counters."""
+
+    root: str
+    stages: dict[str, StageUsage]
+    entries: int
+    bytes: int
+    session: CacheCounts
+
+    def to_json_dict(self, *, session: bool = True) -> dict[str, Any]:
+        """The JSON form; `session=False` leaves this process's counters out (what `kgkit cache info` prints)."""
+        data: dict[str, Any] = {"root": self.root, "stages": {k: v.model_dump() for k, v in self.stages.items()},
+                                "entries": self.entries, "bytes": self.bytes}
+        if session:
+            data["session"] = self.session.to_json_dict()
+        return data
 
 
 class _Codec:
@@ -286,20 +354,16 @@ class Cache:
                     except FileNotFoundError:  # pruned by another process meanwhile
                         continue
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> CacheInfo:
         """What is stored: entries and bytes per stage, in total, and this object's hit/miss counters."""
-        per_stage: dict[str, dict[str, int]] = {}
+        per_stage: dict[str, list[int]] = {}
         for stage_name, _path, st in self.entries():
-            row = per_stage.setdefault(stage_name, {"entries": 0, "bytes": 0})
-            row["entries"] += 1
-            row["bytes"] += st.st_size
-        return {
-            "root": str(self.root),
-            "stages": per_stage,
-            "entries": sum(r["entries"] for r in per_stage.values()),
-            "bytes": sum(r["bytes"] for r in per_stage.values()),
-            "session": self.stats.as_dict(),
-        }
+            row = per_stage.setdefault(stage_name, [0, 0])
+            row[0] += 1
+            row[1] += st.st_size
+        return CacheInfo(root=str(self.root), stages={k: StageUsage(entries=n, bytes=b) for k, (n, b) in per_stage.items()},
+                         entries=sum(n for n, _ in per_stage.values()), bytes=sum(b for _, b in per_stage.values()),
+                         session=self.stats.snapshot())
 
     def prune(
         self,

@@ -67,13 +67,17 @@ def read_corpus(
 ) -> list[RawFile]:
     """The files of a corpus folder (or one file) as RawFiles, sorted by relative path (forward slashes).
 
-    - Hidden files and folders (name starting with ".") are skipped; symlinked folders are not entered.
+    - Hidden files and folders (name starting with ".") are skipped.
     - `patterns` (None = every file) keeps only paths matching a suffix (".pdf", case-insensitive) or a
       glob on the relative path ("reports/*.md").
     - Nothing is dropped silently: files of an unsupported type are listed without their bytes (the load
       stage reports them as "unsupported"; kgkit reads SUPPORTED_SUFFIXES), files over `max_bytes` are
       listed with empty data and their size ("too_large"), and files that cannot be read (permissions,
-      not a regular file, a symlink leading outside `root`) carry `read_error` ("unreadable").
+      not a regular file, a symlink leading outside `root`) carry `read_error` ("unreadable"). A folder
+      that cannot be listed, or a symbolic link to a folder (never entered), is listed as its path with a
+      trailing "/" and a `read_error`.
+    - Any file name works: a name that is not valid UTF-8 gets a safe name (`display_path`: its bytes
+      written as \\xNN escapes), so it never reaches JSON, SQLite or a hash as a broken string.
     - Folders in `exclude` (e.g. a kgkit workspace kept inside its own corpus) are not entered.
 
     >>> import tempfile, pathlib
@@ -91,17 +95,50 @@ def read_corpus(
     if not base.is_dir():
         raise FileNotFoundError(f"{root}: no such file or folder")
     skip = {os.path.realpath(p) for p in exclude}
-    raws: list[RawFile] = []
-    for folder, dirnames, filenames in os.walk(base, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
-                             and os.path.realpath(os.path.join(folder, d)) not in skip)
+    raws: list[tuple[bytes, RawFile]] = []  # (the real relative name's bytes: a tie-break, RawFile)
+
+    def add(path: Path, raw: RawFile) -> None:
+        raws.append((os.fsencode(_relative(path, base)), raw))
+
+    def folder_error(exc: OSError) -> None:  # os.walk could not list a folder
+        where = Path(exc.filename) if exc.filename else base
+        add(where, RawFile(path=_folder_path(where, base), data=b"", size=0, read_error=_reason(exc)))
+
+    for folder, dirnames, filenames in os.walk(base, onerror=folder_error, followlinks=False):
+        kept = []
+        for d in sorted(dirnames):
+            full = os.path.join(folder, d)
+            if d.startswith(".") or os.path.realpath(full) in skip:
+                continue
+            if os.path.islink(full):  # os.walk does not enter it: say so
+                if patterns is None:
+                    add(Path(full), RawFile(path=_folder_path(Path(full), base), data=b"", size=0,
+                                            read_error="symbolic link to a folder; not followed"))
+                continue
+            kept.append(d)
+        dirnames[:] = kept
         for name in filenames:
             if name.startswith("."):
                 continue
             path = Path(folder) / name
             if patterns is None or _matches(_relative(path, base), patterns):
-                raws.append(read_file(path, base, max_bytes=max_bytes))
-    return sorted(raws, key=lambda raw: raw.path)
+                add(path, read_file(path, base, max_bytes=max_bytes))
+    return _unique([raw for _, raw in sorted(raws, key=lambda pair: (pair[1].path, pair[0]))])
+
+
+def display_path(path: str) -> str:
+    """A relative path as kgkit shows and stores it: itself when it is valid Unicode, else (a file name
+    whose bytes are not UTF-8 arrives as surrogate escapes, os.fsdecode) its bytes (os.fsencode) decoded
+    as UTF-8 with the broken bytes written as \\xNN.
+
+    >>> display_path("caf\udce9.txt"), display_path("café.txt")
+    ('caf\\xe9.txt', 'café.txt')
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
 
 
 def read_file(
@@ -111,14 +148,15 @@ def read_file(
     max_bytes: int = DEFAULT_MAX_BYTES,
     follow_symlinks: bool = False,
 ) -> RawFile:
-    """Read one file as a RawFile whose `path` is relative to `root`. Never raises for a bad file:
-    problems go into `read_error`. Bytes are read only for supported types and at most `max_bytes`
-    (a bigger file comes back with empty data and its size). Unless `follow_symlinks`, a file whose real
-    location is outside `root` is not read."""
+    """Read one file as a RawFile whose `path` is relative to `root` (`display_path`). Never raises for a
+    bad file: problems go into `read_error`. Bytes are read only for supported types and at most
+    `max_bytes` (a bigger file comes back with empty data and its size). Unless `follow_symlinks`, a file
+    whose real location is outside `root` is not read."""
     file, base = Path(path), Path(root)
-    rel = _relative(file, base)
-    if rel.startswith("../"):
-        raise ValueError(f"{path} is not inside {root}")
+    raw_rel = _relative(file, base)
+    if raw_rel.startswith("../"):
+        raise ValueError(f"{display_path(str(path))} is not inside {display_path(str(root))}")
+    rel = display_path(raw_rel)
     try:
         if not follow_symlinks and not file.resolve(strict=True).is_relative_to(base.resolve()):
             return RawFile(path=rel, data=b"", size=0, read_error="symbolic link to outside the corpus folder; not followed")
@@ -130,10 +168,31 @@ def read_file(
         with open(file, "rb") as fh:
             data = fh.read(max_bytes + 1)  # the file may have grown since stat
     except (OSError, RuntimeError) as exc:  # RuntimeError: symlink loop (Python < 3.13)
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return RawFile(path=rel, data=b"", size=0, read_error=reason or type(exc).__name__)
+        return RawFile(path=rel, data=b"", size=0, read_error=_reason(exc))
     size = max(info.st_size, len(data))
     return RawFile(path=rel, data=b"" if size > max_bytes else data, size=size)
+
+
+def _reason(exc: BaseException) -> str:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return reason or type(exc).__name__
+
+
+def _folder_path(folder: Path, root: Path) -> str:
+    rel = _relative(folder, root)
+    return "./" if rel == "." else display_path(rel) + "/"
+
+
+def _unique(raws: list[RawFile]) -> list[RawFile]:
+    """Two files whose safe names are equal (a non-UTF-8 name and one spelling its escapes): the second is
+    reported instead of silently standing for the first."""
+    out: list[RawFile] = []
+    for raw in raws:
+        if out and out[-1].path == raw.path:
+            raw = RawFile(path=raw.path, data=b"", size=0,
+                          read_error="another file has the same safe name (one is not valid UTF-8); rename one")
+        out.append(raw)
+    return out
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -4,7 +4,7 @@
   into kgkit DocumentExtractions, ready for :func:`kgkit.stages.build.build_graph`. A document sift-kg failed on
   (``error`` set) or a file that is not a valid extraction becomes an error record, never an empty success.
 - :func:`read_siftkg_mentions` reads the same files straight into build_graph's row input
-  (:class:`kgkit.stages.build.Mentions`), without a pydantic record per mention: the same graph, built from
+  (:class:`kgkit.stages.mentions.Mentions`), without a pydantic record per mention: the same graph, built from
   sift-kg files several times faster (what ``kgkit build`` on a sift-kg folder needs).
 - :func:`read_siftkg_graph` reads sift-kg's ``graph_data.json`` (networkx node-link: ``nodes``, ``links``)
   into a Graph as sift-kg built it: its entity ids are kept (identity ``source``), DOCUMENT nodes become the
@@ -32,7 +32,15 @@ import pandas as pd
 
 from kgkit.core.constants import LOW_CONFIDENCE
 from kgkit.core.domain import Domain
-from kgkit.core.graph import DOCUMENT_COLUMNS, ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table
+from kgkit.core.graph import (
+    DOCUMENT_COLUMNS,
+    ENTITY_COLUMNS,
+    PROVENANCE_COLUMNS,
+    RELATION_COLUMNS,
+    Graph,
+    GraphMeta,
+    empty_table,
+)
 from kgkit.core.names import relation_id
 from kgkit.core.records import (
     ChunkExtraction,
@@ -41,7 +49,8 @@ from kgkit.core.records import (
     ExtractedRelation,
     TextExtraction,
 )
-from kgkit.stages.build import Mentions, gc_paused
+from kgkit.stages.build import gc_paused
+from kgkit.stages.mentions import ChunkRow, DocumentRow, Mentions
 
 SIFTKG_TYPES: dict[str, str] = {
     "PERSON": "Person", "PEOPLE": "Person", "ORGANIZATION": "Organization", "ORGANISATION": "Organization",
@@ -196,9 +205,9 @@ def read_siftkg_mentions(folder: str | os.PathLike[str], *, type_map: Mapping[st
 
 def _read_mentions(paths: list[Path], type_map: Mapping[str, str] | None, domain: Domain | None) -> Mentions:
     types: dict[str, str] = {}
-    documents: list[tuple[str, str, str, str, int, int]] = []
+    documents: list[DocumentRow] = []
     extractors: set[str] = set()
-    chunks: list[tuple[Any, ...]] = []
+    chunks: list[ChunkRow] = []
     for path in paths:
         try:
             data = _DECODE_FILE(path.read_bytes())
@@ -212,11 +221,11 @@ def _read_mentions(paths: list[Path], type_map: Mapping[str, str] | None, domain
         model = data.model_used or None
         extractor = f"siftkg:{model or 'unknown'}"
         error = data.error or None
-        documents.append((doc_id, data.document_path or path.name, "", "", 1, 0 if error is None else 1))
+        documents.append(DocumentRow(doc_id, data.document_path or path.name, "", "", 1, 0 if error is None else 1))
         extractors.add(extractor)
         if error is not None:
             continue
-        ents, by_name = [], {}
+        ents, by_name = [], {}  # EntityMention / RelationMention rows, as plain tuples (kgkit.stages.mentions)
         for ent in data.entities or ():
             label = ent.entity_type or "OTHER"
             etype = types.get(label)
@@ -227,7 +236,7 @@ def _read_mentions(paths: list[Path], type_map: Mapping[str, str] | None, domain
         rels = [(r.source_entity, by_name.get(r.source_entity.casefold(), "Other"), r.target_entity,
                  by_name.get(r.target_entity.casefold(), "Other"), r.relation_type, None, False, r.confidence, None,
                  None, None, None, r.evidence or None) for r in data.relations or ()]
-        chunks.append((doc_id, f"{doc_id}#0", extractor, model, None, ents, rels))
+        chunks.append(ChunkRow(doc_id, f"{doc_id}#0", extractor, model, None, ents, rels))
     return Mentions(documents, sorted(extractors), chunks)
 
 
@@ -295,9 +304,9 @@ def read_siftkg_graph(path: str | os.PathLike[str], *, type_map: Mapping[str, st
     doc_rows = [{"id": doc_id(k),
                  "path": str((n.get("attributes") or {}).get("path") or n.get("name") or k), "sha256": "",
                  "media_type": "", "chunks": 0, "errors": 0} for k, n in docs.items()]
-    meta = {"domain": domain.id if domain else None, "domain_name": domain.name if domain else None,
-            "extractors": ["siftkg"], "builder": "kgkit.io.importers.siftkg/1", "source": "sift-kg",
-            "sift_kg_version": sift_meta.get("sift_kg_version"), "sift_kg_created_at": created}
+    meta: GraphMeta = {"domain": domain.id if domain else None, "domain_name": domain.name if domain else None,
+                       "extractors": ["siftkg"], "builder": "kgkit.io.importers.siftkg/1", "source": "sift-kg",
+                       "sift_kg_version": sift_meta.get("sift_kg_version"), "sift_kg_created_at": created}
     return Graph(entities=_table(ent_rows, ENTITY_COLUMNS, ["id"]), relations=_table(rels, RELATION_COLUMNS, ["id"]),
                  provenance=_table(prov, PROVENANCE_COLUMNS, ["kind", "item_id", "document_id"]),
                  documents=_table(doc_rows, DOCUMENT_COLUMNS, ["path"]), meta=meta)

@@ -10,8 +10,19 @@ budget refused) — it never raises for those. What happens on one `ask`:
    validation error until the value validates, at most `max_reasks` times.
 3. every provider request (re-asks included) first reserves its worst case on the ledger (counted prompt tokens
    x a margin + max_tokens, at the model's price), waits for the rate limiter, then settles the real cost.
-4. 429s, timeouts and connection errors are retried with exponential backoff and jitter (injected `sleep`
-   and `rng`), up to `max_attempts`; the rest become the answer's error. Failures are never cached.
+4. 429s, timeouts, connection errors and 5xx are retried with exponential backoff and jitter (injected `sleep`
+   and `rng`; at least the `retry-after` a 429 asks for), up to `max_attempts` (timeouts: `max_timeout_attempts`,
+   as each one is charged its worst case); the rest become the answer's error, "cause — detail" (see
+   `kgkit.llm.errors`). Failures are never cached. An answer with none of the response model's fields (or
+   with unknown fields in place of missing ones) is the wrong schema: re-asked, then an error — never an
+   empty success.
+5. a response without usable usage (none, zeros, malformed, or more than the request's worst case) is charged
+   the reserved worst case and counted as `estimated`; so the ledger never charges more than the cap.
+
+With `preflight_first` (the CLI and `LLMOptions.client()` set it) the first provider request of the client is
+preceded by `preflight()`: one tiny request that checks credentials, the model name and the api base, and
+raises `PreflightError` (with the cause and the fix) instead of letting every chunk fail. Requests answered
+from the cache never need it, so a re-run from a shipped cache needs no API key.
 
 The provider call itself is `completion` (default: `litellm.acompletion`); tests pass a fake, or use litellm's
 `mock_response=` / a registered CustomLLM. `ask_sync` works inside a running event loop (Jupyter, marimo).
@@ -45,10 +56,11 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from kgkit.core.records import sha256_hex
 from kgkit.io.cache import Cache
+from kgkit.llm.errors import WRONG_SCHEMA, EmptyAnswer, Failure, PreflightError, classify, usage_tokens
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
 from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
 from kgkit.llm.validation import VALIDATION_CONTEXT
@@ -58,9 +70,8 @@ R = TypeVar("R")
 Messages = Sequence[dict[str, str]]
 Completion = Callable[..., Awaitable[Any]]
 REQUEST_NAMESPACE = "llm_request"
-_TRANSIENT = ("RateLimitError", "Timeout", "APIConnectionError", "ServiceUnavailableError", "InternalServerError",
-              "TimeoutError")
-_MAYBE_BILLED = ("Timeout", "TimeoutError", "CancelledError")
+PREFLIGHT_MESSAGES = ({"role": "user", "content": "Reply with the word OK."},)
+PREFLIGHT_MAX_TOKENS = 16
 
 
 def import_litellm() -> Any:
@@ -136,6 +147,28 @@ class Answer(Generic[T]):
         return self.prompt_tokens + self.completion_tokens
 
 
+@dataclass(frozen=True)
+class Preflight:
+    """What `LLMClient.preflight()` found: the model answered (in `seconds`, for `cost_usd`), at this price."""
+
+    model: str
+    api_base: str | None
+    price: Price
+    seconds: float
+    cost_usd: float
+    estimated: bool  # the provider reported no usable usage: every request will be charged its worst case
+    skipped: str | None = None  # why no request was sent (the budget cannot afford even this one)
+
+    def describe(self) -> str:
+        per_m = (f"${self.price.input_per_token * 1e6:g} / ${self.price.output_per_token * 1e6:g} per 1M tokens "
+                 f"in / out ({self.price.source})")
+        if self.skipped:
+            return f"{self.model}: preflight skipped ({self.skipped})"
+        where = f" at {self.api_base}" if self.api_base else ""
+        note = "; no usage reported: requests are charged their worst case" if self.estimated else ""
+        return f"{self.model}{where} answered in {self.seconds:.2f} s for ${self.cost_usd:.6f}, {per_m}{note}"
+
+
 @dataclass
 class _Meter:
     prompt_tokens: int = 0
@@ -159,11 +192,13 @@ class LLMClient:
     settings: LLMSettings = field(default_factory=LLMSettings)
     max_concurrency: int = 8
     limiter: RateLimiter = field(default_factory=RateLimiter)
-    max_attempts: int = 4  # provider attempts per ask for transient errors (429, timeout, connection)
+    max_attempts: int = 4  # provider attempts per ask for transient errors (429, timeout, connection, 5xx)
+    max_timeout_attempts: int = 2  # of which timed out (each is charged its worst case: it may be billed)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     sleep: Sleeper = asyncio.sleep
     prompt_margin: float = 1.1  # counted prompt tokens are scaled by this (+16) in the worst case
     extra: dict[str, Any] = field(default_factory=dict)  # passed to litellm (api_base, ...); not in the key
+    preflight_first: bool = False  # run `preflight()` before the first provider request (not for cache hits)
 
     def __post_init__(self) -> None:
         if self.price is None:
@@ -176,6 +211,10 @@ class LLMClient:
         self.requests = 0  # provider requests made by this client
         self._mode: str | None = None
         self._tokenizer_choice: Any = None
+        self.preflight_result: Preflight | None = None
+        self.preflight_failure: PreflightError | None = None
+        self._preflight_lock = threading.Lock()
+        self._preflight_running = False
 
     # ------------------------------------------------------------------ identity
 
@@ -224,9 +263,12 @@ class LLMClient:
             self.ledger.record_cached(stage=stage, label=label, model=self.model, prompt_tokens=cached.prompt_tokens,
                                       completion_tokens=cached.completion_tokens)
             return cached
+        if self.preflight_first:
+            await self.apreflight()  # raises PreflightError: nothing of the corpus is sent
         meter = _Meter()
         error: str | None = None
         value: T | None = None
+        timeouts = 0
         async with self._semaphore("work"):  # a few asks prepare while others wait on the provider
             for attempt in range(self.max_attempts):
                 try:
@@ -235,8 +277,11 @@ class LLMClient:
                     break
                 except Exception as exc:  # every failure becomes the answer's error
                     cause = _cause(exc)
-                    error = _describe(cause, self.settings.max_reasks)
-                    if type(cause).__name__ not in _TRANSIENT or attempt + 1 == self.max_attempts:
+                    failure = self._classify(cause, attempts=attempt + 1)
+                    error = failure.message()
+                    timeouts += failure.billed and failure.transient
+                    if not failure.transient or attempt + 1 == self.max_attempts \
+                            or timeouts >= self.max_timeout_attempts:
                         break
                     await self.sleep(max(backoff_delay(attempt, rng=self.rng), _retry_after(cause)))
         answer = Answer(value=value, error=error, prompt_tokens=meter.prompt_tokens,
@@ -247,6 +292,80 @@ class LLMClient:
                 "model": self.model, "value": value.model_dump(mode="json"), "prompt_tokens": meter.prompt_tokens,
                 "completion_tokens": meter.completion_tokens, "cost_usd": meter.cost_usd})
         return answer
+
+    def _classify(self, exc: BaseException, *, attempts: int) -> Failure:
+        return classify(exc, model=self.model, api_base=self.extra.get("api_base"), timeout=self.settings.timeout,
+                        max_reasks=self.settings.max_reasks, attempts=attempts)
+
+    # ------------------------------------------------------------------ preflight
+
+    def preflight(self) -> Preflight:
+        """One tiny request now (see `apreflight`), from sync code."""
+        return run_sync(self.apreflight)
+
+    async def apreflight(self) -> Preflight:
+        """Check credentials, model name and api base with one tiny request (`PREFLIGHT_MAX_TOKENS` of output),
+        reserved and settled through the ledger like any other (stage "preflight"). Raises `PreflightError`
+        naming the cause and its fix. Done once per client: later calls return the first result (or raise
+        the first failure). A transient failure (429, 5xx, refused connection) is tried once more; a timeout
+        is not (it may be billed). When the budget cannot afford even this request, no request is sent
+        (`skipped`): every other request would be refused by the budget anyway."""
+        while True:
+            with self._preflight_lock:
+                if self.preflight_failure is not None:
+                    raise self.preflight_failure
+                if self.preflight_result is not None:
+                    return self.preflight_result
+                if not self._preflight_running:
+                    self._preflight_running = True
+                    break
+            await asyncio.sleep(0.01)  # another task or thread is checking: wait for its result
+        try:
+            result = await self._preflight_request()
+            with self._preflight_lock:
+                self.preflight_result = result
+            return result
+        except PreflightError as exc:
+            with self._preflight_lock:
+                self.preflight_failure = exc
+            raise
+        finally:
+            with self._preflight_lock:
+                self._preflight_running = False
+
+    async def _preflight_request(self) -> Preflight:
+        import time
+
+        assert self.price is not None
+        api_base = self.extra.get("api_base")
+        meter = _Meter()
+        started = time.monotonic()
+        attempts = min(2, self.max_attempts)
+        request = {"model": self.model, "messages": [dict(m) for m in PREFLIGHT_MESSAGES],
+                   "max_tokens": PREFLIGHT_MAX_TOKENS, "temperature": 0.0}
+        worst = self._worst_case(request)[2]
+        if worst > self.ledger.remaining_usd:  # not even this fits: every other request will be refused anyway
+            return Preflight(self.model, api_base, self.price, 0.0, 0.0, False,
+                             skipped=f"its worst case ${worst:.6f} exceeds what is left of the cap")
+        for attempt in range(attempts):
+            try:
+                await self._metered(meter=meter, stage="preflight", label="", **request)
+                break
+            except BudgetExceeded as exc:
+                return Preflight(self.model, api_base, self.price, 0.0, 0.0, False, skipped=str(exc))
+            except Exception as exc:
+                failure = self._classify(exc, attempts=attempt + 1)
+                if failure.transient and not failure.billed and attempt + 1 < attempts:
+                    await self.sleep(max(backoff_delay(attempt, rng=self.rng), _retry_after(exc)))
+                    continue
+                where = f" at {api_base}" if api_base else ""
+                spent = f"${meter.cost_usd:.6f}" if meter.cost_usd else "nothing"
+                raise PreflightError(
+                    f"{self.model}{where} failed its preflight request: {failure.cause}\n"
+                    f"  detail: {failure.detail}\n  fix: {failure.fix}\n"
+                    f"  (no document was sent; the check spent {spent})", failure) from None
+        estimated = any(c.estimated for c in self.ledger.charges if c.stage == "preflight")
+        return Preflight(self.model, api_base, self.price, time.monotonic() - started, meter.cost_usd, estimated)
 
     def _cached(self, key: str, response_model: type[T], context: dict[str, Any] | None) -> Answer[T] | None:
         if self.cache is None:
@@ -294,18 +413,26 @@ class LLMClient:
         finally:
             VALIDATION_CONTEXT.reset(token)
 
-    async def _metered(self, *, meter: _Meter, stage: str, label: str, **kwargs: Any) -> Any:
-        """One provider request: reserve its worst case, respect the rate limit, call, settle the real cost."""
+    def _worst_case(self, kwargs: dict[str, Any]) -> tuple[int, int, float]:
+        """(prompt tokens at worst, max output tokens, worst-case dollars) of one request."""
         litellm = import_litellm()
         try:
-            counted = litellm.token_counter(model=self.model, messages=kwargs.get("messages"), tools=kwargs.get("tools"),
+            counted = litellm.token_counter(model=self.model, messages=kwargs.get("messages"),
                                             custom_tokenizer=self._tokenizer())
+            if kwargs.get("tools"):  # as JSON text: more than a provider's compact rendering, never less
+                counted += litellm.token_counter(model=self.model, text=json.dumps(kwargs["tools"]),
+                                                 custom_tokenizer=self._tokenizer())
         except Exception:  # no tokenizer for this model: characters / 3 over-counts every common tokenizer
             counted = len(json.dumps(kwargs.get("messages")) + json.dumps(kwargs.get("tools") or "")) // 3
         prompt_worst = math.ceil(counted * self.prompt_margin) + 16
         max_out = int(kwargs.get("max_tokens") or self.settings.max_tokens)
         assert self.price is not None
-        worst = self.price.worst_case(prompt_worst, max_out)
+        return prompt_worst, max_out, self.price.worst_case(prompt_worst, max_out)
+
+    async def _metered(self, *, meter: _Meter, stage: str, label: str, **kwargs: Any) -> Any:
+        """One provider request: reserve its worst case, respect the rate limit, call, settle the real cost."""
+        prompt_worst, max_out, worst = self._worst_case(kwargs)
+        assert self.price is not None
         async with self._semaphore():  # requests in flight; preparing and parsing happen outside
             while (reservation := self.ledger.try_reserve(worst, stage=stage, label=label)) is None:
                 await asyncio.sleep(0.005)  # fits once the requests in flight settle: wait for them
@@ -317,19 +444,26 @@ class LLMClient:
                 async with asyncio.timeout(self.settings.timeout + 5):  # no extra task, unlike wait_for
                     response = await call(**kwargs, timeout=self.settings.timeout, **self.extra)
             except BaseException as exc:
-                if type(exc).__name__ in _MAYBE_BILLED:  # the provider may have done (and billed) the work
+                if _maybe_billed(exc):  # the provider may have done (and billed) the work
                     self.ledger.settle(reservation, cost_usd=None, model=self.model)
+                    meter.cost_usd += reservation.amount_usd
                 else:
                     self.ledger.release(reservation)
                 raise
         prompt_tokens, completion_tokens = _usage(response)
         cost = None if prompt_tokens is None or completion_tokens is None else self.price.cost(prompt_tokens,
                                                                                                 completion_tokens)
+        # usage beyond the worst case (more than max_tokens out, a prompt far above the count) is not believed
+        distrusted = cost is not None and ((completion_tokens or 0) > max_out or cost > reservation.amount_usd)
+        if distrusted:
+            prompt_tokens = completion_tokens = cost = None
         self.ledger.settle(reservation, cost_usd=cost, prompt_tokens=prompt_tokens or 0,
-                           completion_tokens=completion_tokens or 0, model=self.model)
+                           completion_tokens=completion_tokens or 0, model=self.model, distrusted=distrusted)
         meter.prompt_tokens += prompt_tokens or 0
         meter.completion_tokens += completion_tokens or 0
         meter.cost_usd += reservation.amount_usd if cost is None else cost
+        if not _choices(response):
+            raise EmptyAnswer("the response has no choices")
         return response
 
 
@@ -351,8 +485,30 @@ def _prepared(response_model: type[T]) -> type[T]:
         return copy.deepcopy(schemas[key])
 
     prepared = type(wrapped.__name__, (wrapped,), {"__module__": wrapped.__module__, "__doc__": wrapped.__doc__,
-                                                    "model_json_schema": classmethod(model_json_schema)})
+                                                    "model_json_schema": classmethod(model_json_schema),
+                                                    "_kgkit_shape": model_validator(mode="after")(_check_shape)})
     return prepared
+
+
+def _check_shape(self: BaseModel) -> BaseModel:
+    """An answer that sets none of the response's fields (`{}`, or `{"people": [...]}` for `entities`) is the
+    wrong schema: an error to re-ask, never a value made of defaults. (An after-validator: a before-validator
+    would turn JSON validation into Python validation, where a JSON array is no longer a valid tuple.)
+
+    >>> class Found(BaseModel):
+    ...     names: list[str] = []
+    ...     places: list[str] = []
+    >>> _check_shape(Found.model_validate({"names": ["Ada"]})).names
+    ['Ada']
+    >>> _check_shape(Found.model_validate({"people": ["Ada"]}))
+    Traceback (most recent call last):
+    ...
+    ValueError: wrong schema: the answer sets none of the fields ['names', 'places']
+    """
+    fields = type(self).model_fields
+    if fields and not self.model_fields_set:
+        raise ValueError(f"{WRONG_SCHEMA}: the answer sets none of the fields {sorted(fields)}")
+    return self
 
 
 @functools.lru_cache(maxsize=256)
@@ -366,20 +522,35 @@ async def _litellm_completion(**kwargs: Any) -> Any:
 
 
 def _usage(response: Any) -> tuple[int | None, int | None]:
-    """(prompt, completion) tokens from a response's usage; None where the provider gave none."""
+    """(prompt, completion) tokens from a response's usage; (None, None) when missing or malformed."""
     usage = getattr(response, "usage", None)
     if usage is None and isinstance(response, dict):
         usage = response.get("usage")
-    if usage is None:
-        return None, None
-    get = usage.get if isinstance(usage, dict) else lambda k: getattr(usage, k, None)
-    pt, ct = get("prompt_tokens"), get("completion_tokens")
-    return (int(pt) if isinstance(pt, (int, float)) else None, int(ct) if isinstance(ct, (int, float)) else None)
+    return usage_tokens(usage)
+
+
+def _choices(response: Any) -> list[Any]:
+    choices = getattr(response, "choices", None)
+    if choices is None and isinstance(response, dict):
+        choices = response.get("choices")
+    return list(choices or [])
+
+
+def _maybe_billed(exc: BaseException) -> bool:
+    """Timeouts, cancellation and a response that came back but could not be read: the provider may bill."""
+    name = type(exc).__name__
+    return name in ("Timeout", "TimeoutError", "ReadTimeout", "APITimeoutError", "CancelledError") \
+        or "invalid response object" in str(exc).lower()
 
 
 def _retry_after(exc: BaseException, *, cap: float = 120.0) -> float:
     """Seconds a 429 asks us to wait (`retry-after` / `retry-after-ms` headers), 0 when it says nothing."""
-    headers = getattr(exc, "headers", None) or getattr(getattr(exc, "response", None), "headers", None) or {}
+    headers: Any = {}
+    for candidate in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
+                      getattr(getattr(exc, "response", None), "headers", None)):
+        if candidate:  # litellm keeps the provider's headers apart; its `response` is a stand-in
+            headers = candidate
+            break
     try:
         lowered = {str(k).lower(): v for k, v in dict(headers).items()}
         if "retry-after-ms" in lowered:
@@ -395,18 +566,3 @@ def _cause(exc: BaseException) -> BaseException:
     while type(exc).__name__ == "InstructorRetryException" and exc.__cause__ is not None and seen < 5:
         exc, seen = exc.__cause__, seen + 1
     return exc
-
-
-def _describe(exc: BaseException, max_reasks: int) -> str:
-    name = type(exc).__name__
-    if isinstance(exc, BudgetExceeded):
-        return str(exc)
-    if isinstance(exc, (ValidationError, json.JSONDecodeError)) or name in ("ResponseParsingError",
-                                                                             "AsyncValidationError"):
-        first = str(exc).strip().splitlines()
-        return f"invalid output after {max_reasks} re-asks: {name}: {' '.join(first[:3])[:500]}"
-    if name in ("RateLimitError",):
-        return f"rate limited (429) after retries: {str(exc)[:300]}"
-    if name in ("Timeout", "TimeoutError"):
-        return f"timeout: {str(exc)[:300] or 'no response in time'}"
-    return f"provider error: {name}: {str(exc)[:300]}"

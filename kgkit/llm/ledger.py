@@ -6,10 +6,10 @@ price). The reservation is refused (`BudgetExceeded`) unless spent + reserved + 
 from one that can never fit — refused.)
 After the call, `settle` replaces the reservation by the real cost (from the provider's token usage), or
 `release` drops it when the call was never billed (a 429, a refused connection). All of it happens under one
-lock, so under any concurrency (threads or asyncio tasks) the money committed never exceeds the cap — as long
-as a call never costs more than its worst case, which max_tokens and a safety margin on the prompt count
-guarantee for honest token counts. A real cost above the reservation is still recorded truthfully
-(`overruns` counts it) rather than hidden.
+lock, so under any concurrency (threads or asyncio tasks) the money committed never exceeds the cap: a call is
+charged at most its reservation. A reported cost above it (more than max_tokens of output, a prompt far beyond
+the counted one: a usage report not to trust) is charged at the reservation, counted in `overruns` and marked
+`estimated`, like a call whose cost is unknown (no usage).
 
 >>> ledger = BudgetLedger(cap_usd=0.01)
 >>> price = Price(input_per_token=1e-6, output_per_token=2e-6, source="explicit")
@@ -124,7 +124,7 @@ class Charge:
     completion_tokens: int
     cost_usd: float
     cached: bool = False
-    estimated: bool = False  # the provider gave no usage: the reserved worst case was charged
+    estimated: bool = False  # no usable usage (none, malformed, above the worst case): the worst case was charged
 
 
 @dataclass
@@ -192,15 +192,19 @@ class BudgetLedger:
 
     def settle(
         self, reservation: Reservation, *, cost_usd: float | None, prompt_tokens: int = 0, completion_tokens: int = 0,
-        model: str = "",
+        model: str = "", distrusted: bool = False,
     ) -> None:
-        """Replace a reservation by the real cost; `cost_usd=None` (unknown) charges the reserved worst case."""
-        estimated = cost_usd is None
-        cost = reservation.amount_usd if cost_usd is None else float(cost_usd)
+        """Replace a reservation by the real cost; `cost_usd=None` (unknown) charges the reserved worst case, and
+        so does a cost above it or a usage report the caller `distrusted` (both counted in `overruns`): what is
+        charged never exceeds what was reserved."""
+        over = distrusted or (cost_usd is not None and (math.isnan(cost_usd) or cost_usd < 0
+                                                        or cost_usd > reservation.amount_usd + 1e-12))
+        estimated = cost_usd is None or over
+        cost = reservation.amount_usd if estimated else float(cost_usd)  # type: ignore[arg-type]
         with self._lock:
             if self._reserved.pop(reservation.id, None) is None:
                 raise ValueError(f"reservation {reservation.id} is not open")
-            if cost > reservation.amount_usd + 1e-12:
+            if over:
                 self.overruns += 1
             self._spent += cost
             self.charges.append(Charge(reservation.stage, reservation.label, model, prompt_tokens, completion_tokens,
@@ -218,14 +222,16 @@ class BudgetLedger:
             self.charges.append(Charge(stage, label, model, prompt_tokens, completion_tokens, 0.0, cached=True))
 
     def summary(self) -> dict[str, object]:
-        """Cap, spent, refused, and calls / cache hits / tokens / dollars per stage (JSON-ready)."""
+        """Cap, spent, refused, overruns, estimated charges, and calls / cache hits / estimated charges / tokens /
+        dollars per stage (JSON-ready)."""
         with self._lock:
             charges = list(self.charges)
         stages: dict[str, dict[str, float]] = {}
         for c in charges:
-            row = stages.setdefault(c.stage, {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                                               "cost_usd": 0.0})
+            row = stages.setdefault(c.stage, {"calls": 0, "cached": 0, "estimated": 0, "prompt_tokens": 0,
+                                               "completion_tokens": 0, "cost_usd": 0.0})
             row["cached" if c.cached else "calls"] += 1
+            row["estimated"] += c.estimated
             row["prompt_tokens"] += c.prompt_tokens
             row["completion_tokens"] += c.completion_tokens
             row["cost_usd"] = round(row["cost_usd"] + c.cost_usd, 8)

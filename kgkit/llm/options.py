@@ -49,10 +49,13 @@ class LLMOptions(BaseModel):
     max_reasks: int = 2
     timeout: float = 120.0
     document_context: bool = True
+    preflight: bool = True  # one tiny request checks the model before its first real request
 
     def client(self, *, cache: Any = None) -> LLMClient:
         """The client for these options behind one budget ledger capped at `max_cost` dollars (`cache`: the
-        per-request cache). Raises LLMOptionError for a paid model without a cap or an unpriced model."""
+        per-request cache). Raises LLMOptionError for a paid model without a cap or an unpriced model.
+        With `preflight` (the default) the client checks the model with one tiny request before its first
+        request that the cache cannot answer (`LLMClient.preflight_first`)."""
         try:
             price = resolve_price(self.model, price_in=self.price_in, price_out=self.price_out, free=self.free)
         except (UnknownPrice, ValueError) as exc:
@@ -64,7 +67,7 @@ class LLMOptions(BaseModel):
                          settings=LLMSettings(max_tokens=self.max_tokens, max_reasks=self.max_reasks,
                                               timeout=self.timeout),
                          max_concurrency=self.concurrency, limiter=RateLimiter(rpm=self.rpm, tpm=self.tpm),
-                         extra={"api_base": self.api_base} if self.api_base else {})
+                         extra={"api_base": self.api_base} if self.api_base else {}, preflight_first=self.preflight)
 
 
 def extraction_batch_size(options: LLMOptions | None) -> int:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -35,69 +34,32 @@ import numpy as np
 import pandas as pd
 
 from kgkit.core.domain import Domain
-from kgkit.core.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, empty_table
+from kgkit.core.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, GraphMeta, empty_table
 from kgkit.core.names import entity_id as _entity_id
 from kgkit.core.names import relation_ids
 from kgkit.core.records import DocumentExtraction
 from kgkit.core.stage import stage
+from kgkit.stages.mentions import (
+    ChunkRow,
+    DocumentRow,
+    EntityMention,
+    Mentions,
+    RelationMention,
+    chunk_rows,
+    document_rows,
+    extractor_ids,
+)
 from kgkit.stages.postprocess import combined_codes, relation_flags, reversed_mask
 from kgkit.stages.temporal import resolve_conflicts
 
-__all__ = ["Mentions", "build_graph"]
+__all__ = ["Mentions", "build_graph"]  # Mentions: kgkit.stages.mentions, re-exported
 
 
-@dataclass(frozen=True)
-class Mentions:
-    """What build_graph reads from extractions, as plain rows: for readers that can skip the per-mention
-    records (kgkit.io.importers.read_siftkg_mentions). Builds the same graph as the DocumentExtractions it
-    stands for (`Mentions.of(extractions)`).
-
-    - documents: one (id, path, sha256, media_type, chunk count, failed chunk count) per document
-    - extractors: every extractor id of the input, failed chunks included
-    - chunks: one (document_id, chunk_id, extractor_id, model, prompt_hash, entities, relations) per chunk
-      that did not fail, entities as (name, type, confidence, start, end) and relations as (source,
-      source_type, target, target_type, type, predicate, negated, confidence, valid_at, invalid_at, start,
-      end, evidence); start / end are document offsets or None.
-    """
-
-    documents: list[tuple[str, str, str, str, int, int]]
-    extractors: list[str]
-    chunks: list[tuple[Any, ...]]
-
-    @classmethod
-    def of(cls, extractions: Sequence[DocumentExtraction]) -> Mentions:
-        return cls(_documents(extractions), _extractors(extractions), list(_chunk_rows(extractions)))
-
-
-def _documents(extractions: Sequence[DocumentExtraction]) -> list[tuple[str, str, str, str, int, int]]:
-    return [(d.document_id, d.path, d.sha256, d.media_type, len(d.chunks), len(d.errors)) for d in extractions]
-
-
-def _extractors(extractions: Sequence[DocumentExtraction]) -> list[str]:
-    return sorted({c.extraction.extractor_id for d in extractions for c in d.chunks})
-
-
-def _chunk_rows(extractions: Sequence[DocumentExtraction]) -> Iterator[tuple[Any, ...]]:
-    """The records as Mentions.chunks rows, lazily (one chunk's rows alive at a time)."""
-    for doc in extractions:
-        for where in doc.chunks:
-            ext = where.extraction
-            if ext.error is not None:
-                continue
-            off = where.chunk_start
-            ents = [(e.name, e.type, e.confidence, None if (s := e.span) is None else s.start + off,
-                     None if s is None else s.end + off) for e in ext.entities]
-            rels = [(r.source, r.source_type, r.target, r.target_type, r.type, r.predicate, r.negated, r.confidence,
-                     r.valid_at, r.invalid_at, None if (s := r.evidence_span) is None else s.start + off,
-                     None if s is None else s.end + off, r.evidence) for r in ext.relations]
-            yield where.document_id, where.chunk_id, ext.extractor_id, ext.model, ext.prompt_hash, ents, rels
-
-
-def _mention_frames(chunks: Iterable[tuple[Any, ...]], domain: Domain) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, list[str], list[str]]:
+def _mention_frames(chunks: Iterable[ChunkRow], domain: Domain) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, list[str], list[str]]:
     """Entity and relation mention frames from Mentions.chunks rows, and the distinct entity, document and chunk
-    ids the mentions' integer codes index. No Python step per mention: the rows are transposed to columns,
-    each distinct (type, name) is resolved to its entity id once, and chunk-level fields (document, chunk,
-    extractor) are taken per mention by chunk index."""
+    ids the mentions' integer codes index. No Python step per mention: the rows are transposed to named columns
+    (EntityMention / RelationMention of column tuples), each distinct (type, name) is resolved to its entity id
+    once, and chunk-level fields (document, chunk, extractor) are taken per mention by chunk index."""
     ent_rows: list[tuple] = []
     rel_rows: list[tuple] = []
     sizes: list[tuple[int, int]] = []
@@ -105,23 +67,25 @@ def _mention_frames(chunks: Iterable[tuple[Any, ...]], domain: Domain) -> tuple[
     doc_codes: dict[str, int] = {}
     chunk_codes: dict[str, int] = {}
     codes: list[tuple[int, int]] = []
-    for doc_id, chunk_id, extractor_id, model, prompt_hash, chunk_ents, chunk_rels in chunks:
-        places.append((doc_id, chunk_id, extractor_id, model, prompt_hash))
-        codes.append((doc_codes.setdefault(doc_id, len(doc_codes)), chunk_codes.setdefault(chunk_id, len(chunk_codes))))
-        ent_rows += chunk_ents
-        rel_rows += chunk_rels
-        sizes.append((len(chunk_ents), len(chunk_rels)))
+    for row in chunks:
+        places.append((row.document_id, row.chunk_id, row.extractor_id, row.model, row.prompt_hash))
+        codes.append((doc_codes.setdefault(row.document_id, len(doc_codes)),
+                      chunk_codes.setdefault(row.chunk_id, len(chunk_codes))))
+        ent_rows += row.entities
+        rel_rows += row.relations
+        sizes.append((len(row.entities), len(row.relations)))
     ne, nr = len(ent_rows), len(rel_rows)
-    ent_cols, rel_cols = _columns(ent_rows, 5), _columns(rel_rows, 13)
+    ent = EntityMention._make(_columns(ent_rows, len(EntityMention._fields)))
+    rel = RelationMention._make(_columns(rel_rows, len(RelationMention._fields)))
     del ent_rows, rel_rows
-    per_chunk = [_objects(c) for c in _columns(places, 5)]
+    doc_col, chunk_col, extractor_col, model_col, prompt_col = (_objects(c) for c in _columns(places, 5))
     dcode, ccode = (np.array(c, dtype=np.int64).reshape(-1) for c in _columns(codes, 2))
     counts = np.array(sizes, dtype=np.int64).reshape(-1, 2)
     ent_chunk = np.repeat(np.arange(len(places)), counts[:, 0])
     rel_chunk = np.repeat(np.arange(len(places)), counts[:, 1])
     # entity ids: one canonical-name lookup and one entity_id per distinct (type, name)
-    types = np.concatenate([_objects(ent_cols[1]), _objects(rel_cols[1]), _objects(rel_cols[3])])
-    names = np.concatenate([_objects(ent_cols[0]), _objects(rel_cols[0]), _objects(rel_cols[2])])
+    types = np.concatenate([_objects(ent.type), _objects(rel.source_type), _objects(rel.target_type)])
+    names = np.concatenate([_objects(ent.name), _objects(rel.source), _objects(rel.target)])
     tcode, tvals = pd.factorize(types, use_na_sentinel=False)
     ncode, nvals = pd.factorize(names, use_na_sentinel=False)
     pairs, inverse = np.unique(tcode.astype(np.int64) * max(len(nvals), 1) + ncode, return_inverse=True)
@@ -131,26 +95,25 @@ def _mention_frames(chunks: Iterable[tuple[Any, ...]], domain: Domain) -> tuple[
     pair_code, entity_ids = pd.factorize(pair_ids)
     code, canon = pair_code[inverse.reshape(-1)].astype(np.int64), canon[inverse.reshape(-1)]
     ids = np.asarray(entity_ids, dtype=object)[code]
-    doc_col, chunk_col, *tail = per_chunk
 
     def chunk_fields(at: np.ndarray) -> dict[str, Any]:
         return {"document_id": _obj(doc_col[at]), "chunk_id": _obj(chunk_col[at]),
-                **{k: _obj(v[at]) for k, v in zip(("extractor_id", "model", "prompt_hash"), tail)},
-                "dcode": dcode[at], "ccode": ccode[at]}
+                "extractor_id": _obj(extractor_col[at]), "model": _obj(model_col[at]),
+                "prompt_hash": _obj(prompt_col[at]), "dcode": dcode[at], "ccode": ccode[at]}
 
     ents = pd.DataFrame({
         "item_id": _obj(ids[:ne]), "ecode": code[:ne], "surface": _obj(canon[:ne]), "type": _obj(types[:ne]),
-        "confidence": np.array(ent_cols[2], dtype=float), "start": _obj(ent_cols[3]), "end": _obj(ent_cols[4]),
+        "confidence": np.array(ent.confidence, dtype=float), "start": _obj(ent.start), "end": _obj(ent.end),
         "evidence": _obj(np.full(ne, None, dtype=object)), **chunk_fields(ent_chunk)}, copy=False)
     src, dst = slice(ne, ne + nr), slice(ne + nr, ne + 2 * nr)
     keep = code[src] != code[dst]  # a relation from an entity to itself is dropped
     rels = pd.DataFrame({
         "source": _obj(ids[src]), "target": _obj(ids[dst]), "scode": code[src], "tcode": code[dst],
         "source_name": _obj(canon[src]), "target_name": _obj(canon[dst]), "source_type": _obj(types[src]),
-        "target_type": _obj(types[dst]), "type": _obj(rel_cols[4]), "predicate": _obj(rel_cols[5]),
-        "negated": np.array(rel_cols[6], dtype=bool), "confidence": np.array(rel_cols[7], dtype=float),
-        "valid_at": _obj(rel_cols[8]), "invalid_at": _obj(rel_cols[9]), "start": _obj(rel_cols[10]),
-        "end": _obj(rel_cols[11]), "evidence": _obj(rel_cols[12]), **chunk_fields(rel_chunk)}, copy=False)
+        "target_type": _obj(types[dst]), "type": _obj(rel.type), "predicate": _obj(rel.predicate),
+        "negated": np.array(rel.negated, dtype=bool), "confidence": np.array(rel.confidence, dtype=float),
+        "valid_at": _obj(rel.valid_at), "invalid_at": _obj(rel.invalid_at), "start": _obj(rel.start),
+        "end": _obj(rel.end), "evidence": _obj(rel.evidence), **chunk_fields(rel_chunk)}, copy=False)
     if not keep.all():
         rels = rels[keep].reset_index(drop=True)
     return ents, rels, np.asarray(entity_ids, dtype=object), list(doc_codes), list(chunk_codes)
@@ -422,7 +385,7 @@ def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
     if isinstance(extractions, Mentions):
         doc_rows, extractors, chunks = extractions.documents, extractions.extractors, extractions.chunks
     else:
-        doc_rows, extractors, chunks = _documents(extractions), _extractors(extractions), _chunk_rows(extractions)
+        doc_rows, extractors, chunks = document_rows(extractions), extractor_ids(extractions), chunk_rows(extractions)
     ents, rels, entity_ids, doc_ids, chunk_ids = _mention_frames(chunks, domain)
     del chunks
     places = {"dcode": _ranks(doc_ids), "ccode": _ranks(chunk_ids)}
@@ -435,9 +398,9 @@ def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
         for col, ranks in places.items():
             df[col] = ranks[df[col].to_numpy()]
     ents, rels = _dedupe_spans(ents, ["ecode"]), _dedupe_spans(rels, ["rcode"])
-    documents = pd.DataFrame(doc_rows, columns=["id", "path", "sha256", "media_type", "chunks", "errors"]
-                             ).sort_values(["path", "id"], kind="stable")
-    meta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors, "builder": "kgkit.build/1"}
+    documents = pd.DataFrame(doc_rows, columns=list(DocumentRow._fields)).sort_values(["path", "id"], kind="stable")
+    meta: GraphMeta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors,
+                       "builder": "kgkit.build/1"}
     relations = _relations_table(rels, domain, learned_at)
     entities = _entities_table(ents, rels, sorted_ids)
     degree = pd.concat([relations["source"], relations["target"]]).value_counts()

@@ -1,11 +1,12 @@
 """Topology and neighbourhood queries: bounded, paginated, with filters applied on every path.
 
-`topology(graph)` summarises the graph's shape: counts by type, communities, community connections (relations
-between communities), bridges (entities whose relations reach several communities) and isolated entities.
-Every list is paginated (``offset``/``limit``, with its ``total``); all of it is O(relations) with numpy and
-pandas, reading the communities the graph carries (its ``community`` column) or detecting them when absent.
+`topology_report(graph)` summarises the graph's shape as a TopologyReport: counts by type, communities,
+community connections (relations between communities), bridges (entities whose relations reach several
+communities) and isolated entities; `topology(graph)` is its JSON form (``kgkit.topology/1``). Every list is
+paginated (``offset``/``limit``, with its ``total``); all of it is O(relations) with numpy and pandas, reading
+the communities the graph carries (its ``community`` column) or detecting them when absent.
 
-`neighbourhood(graph, entity)` answers "what is around this entity": a breadth-first search to ``depth`` over
+`neighbourhood(graph, entity)` answers "what is around this entity" (a Neighbourhood): a breadth-first search to ``depth`` over
 an adjacency index (CSR arrays) built once per Graph object and cached. Filters define the subgraph searched:
 only entities of ``types`` and relations of ``relation_types`` are ever visited, so every path in the answer
 satisfies them, and the start entity itself must pass ``types`` (also when given by exact id). Only rows of
@@ -28,30 +29,43 @@ the entity table never do.
 ['P:ada']
 >>> neighbourhood(g, "P:ada", types=["Org"]).status
 'not_found'
+>>> report = topology_report(g, limit=5)
+>>> report.counts.entities, report.isolated.total, topology(g, limit=5) == report.to_json_dict()
+(3, 0, True)
 """
 
 from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import ConfigDict
 
 from kgkit.core.graph import Graph, json_cell
 from kgkit.core.names import normalise_name
+from kgkit.core.records import Page, Record
 from kgkit.stages.communities import communities_of
+
+__all__ = ["Neighbourhood", "NeighbourhoodParams", "TopologyCounts", "TopologyParams", "TopologyReport",
+           "find_entities", "neighbourhood", "topology", "topology_report"]
 
 MAX_DEPTH = 6
 MAX_LIMIT = 10_000
+TOPOLOGY_FORMAT = "kgkit.topology/1"
+NEIGHBOURHOOD_FORMAT = "kgkit.neighbourhood/1"
 
 
-def _page(df: pd.DataFrame, offset: int, limit: int) -> dict[str, Any]:
-    """One page of a sorted table as JSON rows, with the total and the window asked for."""
-    rows = df.iloc[offset: offset + limit]
-    return {"total": len(df), "offset": offset, "limit": limit,
-            "items": [{k: json_cell(v) for k, v in r.items()} for r in rows.to_dict("records")]}
+def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Table rows as JSON-ready dicts."""
+    return [{k: json_cell(v) for k, v in r.items()} for r in df.to_dict("records")]
+
+
+def _page(df: pd.DataFrame, offset: int, limit: int) -> Page:
+    """One page of a sorted table, with the total and the window asked for."""
+    return Page(total=len(df), offset=offset, limit=limit, items=_rows(df.iloc[offset: offset + limit]))
 
 
 def _check_window(offset: int, limit: int) -> None:
@@ -59,8 +73,50 @@ def _check_window(offset: int, limit: int) -> None:
         raise ValueError(f"need 0 <= offset and 0 <= limit <= {MAX_LIMIT} (got offset={offset}, limit={limit})")
 
 
+class TopologyCounts(Record):
+    """How many of each: entities, relations, documents, communities, isolated entities, bridges, and per type."""
+
+    entities: int
+    relations: int
+    documents: int
+    communities: int
+    isolated: int
+    bridges: int
+    entity_types: dict[str, int]
+    relation_types: dict[str, int]
+
+
+class TopologyParams(Record):
+    """The window asked for, and the parameters of the communities read or found."""
+
+    limit: int
+    offset: int
+    communities: dict[str, Any]
+
+
+class TopologyReport(Record):
+    """The graph's shape: counts, and one page each of communities, connections, bridges and isolated entities."""
+
+    format: Literal["kgkit.topology/1"] = TOPOLOGY_FORMAT
+    counts: TopologyCounts
+    communities: Page
+    connections: Page
+    bridges: Page
+    isolated: Page
+    params: TopologyParams
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The stable JSON form (``kgkit.topology/1``, schema in docs/graph.md)."""
+        return self.model_dump(mode="json")
+
+
 def topology(graph: Graph, *, limit: int = 20, offset: int = 0, seed: int = 0) -> dict[str, Any]:
-    """The graph's shape as a JSON-ready dict (``kgkit.topology/1``, schema in docs/graph.md)."""
+    """The graph's shape as a JSON-ready dict: `topology_report(...).to_json_dict()`."""
+    return topology_report(graph, limit=limit, offset=offset, seed=seed).to_json_dict()
+
+
+def topology_report(graph: Graph, *, limit: int = 20, offset: int = 0, seed: int = 0) -> TopologyReport:
+    """The graph's shape (see the module docstring); ValueError for a window out of range."""
     _check_window(offset, limit)
     ents, rels = graph.entities, graph.relations
     comms = communities_of(graph, seed=seed, page=(offset, limit))
@@ -91,20 +147,16 @@ def topology(graph: Graph, *, limit: int = 20, offset: int = 0, seed: int = 0) -
     bridges = bridges[["id", "name", "type", "community", "degree", "communities", "cross_relations", "participation"]]
     isolated = ents[ents["degree"] == 0].sort_values(["mentions", "id"], ascending=[False, True], kind="stable")
     summary = comms.summary.drop(columns=["top_names"])
-    return {
-        "format": "kgkit.topology/1",
-        "counts": {
-            "entities": len(ents), "relations": len(rels), "documents": len(graph.documents),
-            "communities": len(summary), "isolated": len(isolated), "bridges": len(bridges),
-            "entity_types": {k: int(v) for k, v in sorted(ents["type"].value_counts().items())},
-            "relation_types": {k: int(v) for k, v in sorted(rels["type"].value_counts().items())},
-        },
-        "communities": _page(summary, offset, limit),
-        "connections": _page(conn, offset, limit),
-        "bridges": _page(bridges, offset, limit),
-        "isolated": _page(isolated[["id", "name", "type", "mentions", "community"]], offset, limit),
-        "params": {"limit": limit, "offset": offset, "communities": comms.params},
-    }
+    counts = TopologyCounts(
+        entities=len(ents), relations=len(rels), documents=len(graph.documents), communities=len(summary),
+        isolated=len(isolated), bridges=len(bridges),
+        entity_types={k: int(v) for k, v in sorted(ents["type"].value_counts().items())},
+        relation_types={k: int(v) for k, v in sorted(rels["type"].value_counts().items())})
+    return TopologyReport(
+        counts=counts, communities=_page(summary, offset, limit), connections=_page(conn, offset, limit),
+        bridges=_page(bridges, offset, limit),
+        isolated=_page(isolated[["id", "name", "type", "mentions", "community"]], offset, limit),
+        params=TopologyParams(limit=limit, offset=offset, communities=comms.params))
 
 
 # --------------------------------------------------------------------------- neighbourhood
@@ -192,31 +244,38 @@ def find_entities(graph: Graph, query: str, *, types: list[str] | None = None) -
     return sorted(str(idx.ids[i]) for i in hits if allowed is None or idx.types[i] in allowed)
 
 
-@dataclass(frozen=True, eq=False)
-class Neighbourhood:
+class NeighbourhoodParams(Record):
+    """What a neighbourhood query asked for: depth, type filters (sorted, None = any) and the window."""
+
+    depth: int
+    types: list[str] | None
+    relation_types: list[str] | None
+    limit: int
+    offset: int
+
+
+class Neighbourhood(Record):
     """A neighbourhood query's answer. ``status``: found | ambiguous (several entities match: they are listed
-    at hop 0 and nothing is walked; narrow with a type or an id) | not_found."""
+    at hop 0 and nothing is walked; narrow with a type or an id) | not_found. Holds one page of each table."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     query: str
-    status: str
+    status: Literal["found", "ambiguous", "not_found"]
     matches: list[str]
     entities: pd.DataFrame  # entity rows + hop, one page
     relations: pd.DataFrame  # relation rows + hop (the nearer endpoint's), one page
     total_entities: int
     total_relations: int
-    params: dict[str, Any] = field(default_factory=dict)
+    params: NeighbourhoodParams
 
     def to_json_dict(self) -> dict[str, Any]:
         """The stable JSON form (``kgkit.neighbourhood/1``, schema in docs/graph.md)."""
-        def rows(df: pd.DataFrame) -> list[dict[str, Any]]:
-            return [{k: json_cell(v) for k, v in r.items()} for r in df.to_dict("records")]
-
-        return {"format": "kgkit.neighbourhood/1", "query": self.query, "status": self.status,
-                "matches": self.matches, "params": self.params,
-                "entities": {"total": self.total_entities, "offset": self.params["offset"],
-                             "limit": self.params["limit"], "items": rows(self.entities)},
-                "relations": {"total": self.total_relations, "offset": self.params["offset"],
-                              "limit": self.params["limit"], "items": rows(self.relations)}}
+        window = {"offset": self.params.offset, "limit": self.params.limit}
+        return {"format": NEIGHBOURHOOD_FORMAT, "query": self.query, "status": self.status,
+                "matches": self.matches, "params": self.params.model_dump(mode="json"),
+                "entities": Page(total=self.total_entities, **window, items=_rows(self.entities)).model_dump(),
+                "relations": Page(total=self.total_relations, **window, items=_rows(self.relations)).model_dump()}
 
 
 def _gather(idx: _Index, frontier: np.ndarray) -> np.ndarray:
@@ -249,17 +308,20 @@ def neighbourhood(
     _check_window(offset, limit)
     if not 0 <= depth <= MAX_DEPTH:
         raise ValueError(f"depth must be between 0 and {MAX_DEPTH} (got {depth})")
-    params = {"depth": depth, "types": sorted(types) if types else None,
-              "relation_types": sorted(relation_types) if relation_types else None, "limit": limit, "offset": offset}
+    params = NeighbourhoodParams(depth=depth, types=sorted(types) if types else None,
+                                 relation_types=sorted(relation_types) if relation_types else None, limit=limit,
+                                 offset=offset)
     matches = find_entities(graph, entity, types=types)
     ents, rels = graph.entities, graph.relations
     empty_e, empty_r = ents.iloc[:0].assign(hop=pd.Series(dtype="int64")), rels.iloc[:0].assign(hop=pd.Series(dtype="int64"))
     if not matches:
-        return Neighbourhood(entity, "not_found", [], empty_e, empty_r, 0, 0, params)
+        return Neighbourhood(query=entity, status="not_found", matches=[], entities=empty_e, relations=empty_r,
+                             total_entities=0, total_relations=0, params=params)
     idx = _index(graph)
     if len(matches) > 1:
         found = ents.iloc[idx.row[[idx.position[m] for m in matches]]].assign(hop=0)
-        return Neighbourhood(entity, "ambiguous", matches, found.iloc[offset: offset + limit], empty_r, len(found), 0, params)
+        return Neighbourhood(query=entity, status="ambiguous", matches=matches, entities=found.iloc[offset: offset + limit],
+                             relations=empty_r, total_entities=len(found), total_relations=0, params=params)
     node_ok = np.isin(idx.types, list(types)) if types else np.ones(len(idx.ids), dtype=bool)
     edge_ok = np.isin(idx.relation_types, list(relation_types)) if relation_types else None
     hop = np.full(len(idx.ids), -1, dtype=np.int64)
@@ -286,4 +348,5 @@ def neighbourhood(
     rel_hop = np.minimum(hop[idx.rel_ends[rel_rows, 0]], hop[idx.rel_ends[rel_rows, 1]])
     chosen = _first(np.arange(len(rel_rows)), rel_hop * len(rels) + idx.rel_rank[rel_rows], offset + limit)[offset:]
     hood = rels.iloc[rel_rows[chosen]].assign(hop=rel_hop[chosen]).reset_index(drop=True)
-    return Neighbourhood(entity, "found", matches, found, hood, len(reached), len(rel_rows), params)
+    return Neighbourhood(query=entity, status="found", matches=matches, entities=found, relations=hood,
+                         total_entities=len(reached), total_relations=len(rel_rows), params=params)

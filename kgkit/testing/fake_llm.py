@@ -4,8 +4,8 @@
   `mock_response=` (real ModelResponse objects, real usage); an Exception in the queue is raised instead.
 - `AnsweringCompletion()`: a `completion=` that answers every request as the provider below does.
 - `register_fake_provider()`: a litellm CustomLLM registered as provider "kgkit-fake", so any code that calls
-  `litellm.acompletion(model="kgkit-fake/...")` — the CLI included — gets a deterministic answer: a context
-  summary, a small domain proposal, or an extraction (capitalised word runs as entities; two of them in one
+  `litellm.acompletion(model="kgkit-fake/...")` — the CLI included — gets a deterministic answer: "OK" to the
+  preflight check, a context summary, a small domain proposal, or an extraction (capitalised word runs as entities; two of them in one
   sentence related by RELATED_TO with the sentence as evidence). `latency` seconds per call (for benchmarks).
 
 >>> import asyncio
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgkit.extractors.llm.prompt import SUMMARY_REQUEST
-from kgkit.llm.client import import_litellm
+from kgkit.llm.client import PREFLIGHT_MESSAGES, import_litellm
 
 PROVIDER = "kgkit-fake"
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
@@ -90,6 +90,8 @@ def _chunk_of(messages: list[dict[str, Any]]) -> str:
 def fake_answer(messages: list[dict[str, Any]]) -> str:
     """The fake provider's deterministic JSON answer to kgkit's prompts."""
     user = str(messages[-1].get("content", "")) if messages else ""
+    if user == PREFLIGHT_MESSAGES[-1]["content"]:  # LLMClient.preflight()
+        return "OK"
     if user.startswith("Summarise"):
         return json.dumps({"summary": " ".join(_chunk_of(messages).split()[:20])})
     if "Sample passages" in user:

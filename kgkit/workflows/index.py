@@ -5,9 +5,11 @@ the corpus the run read (its folder and chunk sizes come from the manifest, so n
 >>> from kgkit.stages.embed import HashingEmbedder
 >>> from kgkit.testing.workspaces import sample_workspace
 >>> ws = sample_workspace(tempfile.mkdtemp())
->>> report = index(ws, embedder=HashingEmbedder(dim=32))
->>> report["items"] > 0, ws.manifest().stale
-(True, {})
+>>> report = index_report(ws, embedder=HashingEmbedder(dim=32))
+>>> report.items > 0, report.unchanged == 0, ws.manifest().stale
+(True, True, {})
+>>> index(ws, embedder=HashingEmbedder(dim=32))["unchanged"] == report.items
+True
 >>> search(ws, "Ada Lovelace", kind=["entity"], embedder=HashingEmbedder(dim=32)).iloc[0]["title"]
 'Ada Lovelace'
 """
@@ -25,18 +27,28 @@ from kgkit.io.workspace import GRAPH, INDEX_DIR, Workspace, WorkspaceError
 from kgkit.stages.chunk import chunk_document
 from kgkit.stages.search import entities_by_chunk, items_from_chunks, items_from_graph
 from kgkit.workflows.corpus import load_corpus
+from kgkit.workflows.records import IndexReport
 from kgkit.workflows.run import as_workspace, read_graph
 
-__all__ = ["index", "open_search_index", "search"]
+__all__ = ["IndexReport", "index", "index_report", "open_search_index", "search"]
 
 
 def index(
     workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
     embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
 ) -> dict[str, Any]:
+    """`index_report(...)` as its JSON form (what `kgkit index` prints): the counts."""
+    return index_report(workspace, corpus, embedder=embedder, embedder_name=embedder_name,
+                        lock_timeout=lock_timeout).to_json_dict()
+
+
+def index_report(
+    workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
+    embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
+) -> IndexReport:
     """Add or update the workspace's search index (WORKSPACE/index): entities and relations of graph.json,
     chunks of `corpus` (default: the corpus of the last run, chunked with its sizes). Unchanged items are
-    skipped, changed ones replaced, items no longer there removed. Returns the counts."""
+    skipped, changed ones replaced, items no longer there removed. Returns what changed."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="index"):
         config = ws.manifest().config
@@ -68,12 +80,13 @@ def index(
         try:
             if embedder_name is not None:
                 search_index.store.set_meta({"embedder_name": embedder_name})
-            report = search_index.add(items)
+            changes = search_index.add(items)
             keep = {i.id for i in items}
             stale = [i.id for row, i in enumerate(search_index.items)
                      if i.kind in kinds and i.id not in keep and search_index.row_of.get(i.id) == row]
-            report["removed"] = search_index.remove(stale)["removed"]
-            report.update(items=len(search_index), documents_unreadable=failed, index=str(ws.index_dir))
+            removed = search_index.remove(stale).removed
+            report = IndexReport(**changes.model_dump(exclude={"removed"}), removed=removed, items=len(search_index),
+                                 documents_unreadable=failed, index=str(ws.index_dir))
         finally:
             search_index.close()
         gen = ws.begin("index", config={"index_embedder": embedder_name})

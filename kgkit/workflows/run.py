@@ -41,6 +41,7 @@ from kgkit.io.workspace import (
     EXTRACT_SUMMARY,
     EXTRACTIONS,
     GRAPH,
+    JOURNAL_DIR,
     REJECTED_RUN,
     RUN,
     VIEW,
@@ -48,14 +49,14 @@ from kgkit.io.workspace import (
     Workspace,
 )
 from kgkit.stages.build import build_graph
-from kgkit.stages.communities import Communities, assign_communities, detect_communities
+from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
+from kgkit.workflows.records import Outcome, RunSummary
 
-__all__ = ["BuildResult", "ExtractResult", "RunResult", "as_workspace", "build", "commit_graph", "communities",
+__all__ = ["BuildResult", "ExtractResult", "RunResult", "RunSummary", "as_workspace", "build", "commit_graph", "communities",
            "extract", "import_graph", "read_graph", "run", "view"]
 
-Outcome = Literal["complete", "failures", "rejected"]
 DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
                     "narrative.md": "the graph changed: run `kgkit narrate WS`"}
 
@@ -94,6 +95,13 @@ class ExtractResult:
         return [e for d in self.extractions for e in d.errors]
 
     @property
+    def error_groups(self) -> list[dict[str, Any]]:
+        """The chunk errors grouped by cause, most frequent first: [{"cause", "count", "fix"}]."""
+        from kgkit.llm.errors import group_errors
+
+        return group_errors(c.error for d in self.extractions for c in d.chunks)
+
+    @property
     def extractor_calls(self) -> int:
         """Texts the extractor actually processed in this run (0 on a fully cached re-run)."""
         return self.cache.stats.computed[extract_texts.stage_name]
@@ -122,31 +130,22 @@ class RunResult(ExtractResult):
     generation: int = 0
     notes: list[str] = field(default_factory=list)
 
-    def summary(self) -> dict[str, Any]:
-        stats = self.cache.stats
+    def run_summary(self) -> RunSummary:
+        """The run as a RunSummary record (its JSON form is run.json)."""
         llm = {} if self.ledger is None else {"llm": self.ledger.summary(),
                                               "llm_costs": self.cost_report().to_dict("records")}
-        return {**llm,
-                "documents_ok": len(self.documents),
-                "documents_failed": len(self.errors),
-                "failures": [{"path": e.path, "kind": e.kind, "reason": e.reason} for e in self.errors],
-                "chunks": len(self.chunks),
-                "chunk_errors": self.chunk_errors,
-                "entities": len(self.graph.entities),
-                "relations": len(self.graph.relations),
-                "communities": 0 if self.communities is None else len(self.communities.summary),
-                "extractor_calls": self.extractor_calls,
-                "cache_hits": sum(stats.hits.values()),
-                "cache_misses": sum(stats.misses.values()),
-                "cache": stats.as_dict(),
-                "timings": {k: round(v, 3) for k, v in self.timings.items()},
-                "outputs": self.outputs,
-                "outcome": self.outcome,
-                "generation": self.generation,
-                "notes": self.notes,
-                "domain": self.graph.meta.get("domain"),
-                "extractors": self.graph.meta.get("extractors", []),
-                }
+        return RunSummary(
+            **llm, documents_ok=len(self.documents), failures=self.errors, chunks=len(self.chunks),
+            chunk_errors=self.chunk_errors, error_groups=self.error_groups, entities=len(self.graph.entities), relations=len(self.graph.relations),
+            communities=0 if self.communities is None else len(self.communities.summary),
+            extractor_calls=self.extractor_calls, cache=self.cache.stats.snapshot(),
+            timings={k: round(v, 3) for k, v in self.timings.items()}, outputs=self.outputs, outcome=self.outcome,
+            generation=self.generation, notes=self.notes, domain=self.graph.meta.get("domain"),
+            extractors=self.graph.meta.get("extractors", []))
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON form of `run_summary()` (run.json)."""
+        return self.run_summary().to_json_dict()
 
 
 def _extract(ws: Workspace, corpus: str | Path, *, domain: Domain, extractor: Extractor, cache: Cache,
@@ -162,6 +161,15 @@ def _extract(ws: Workspace, corpus: str | Path, *, domain: Domain, extractor: Ex
                                             batch_size=batch_size, executor=executor, progress=progress)
     timings["extract"] = clock() - t
     return documents, errors, chunks, extractions
+
+
+def _raise_preflight_failure(extractor: Extractor) -> None:
+    """An LLM extractor whose model failed its preflight check sent nothing: raise its PreflightError (the
+    CLI exits with code 2) instead of recording every chunk as failed. The check runs before the first request
+    the cache cannot answer, so a fully cached re-run needs neither the model nor its key."""
+    failure = getattr(extractor, "preflight_failure", None)
+    if isinstance(failure, Exception):
+        raise failure
 
 
 def _extraction_config(corpus: str | Path, domain: Domain, domain_source: Domain | str, extractor: Extractor,
@@ -215,17 +223,17 @@ def run(
     community_method: Literal["louvain", "leiden"] = "louvain",
     max_view_nodes: int = VIEW_NODES,
     write_view: bool = True,
-    max_failed_share: float = 0.5,
-    force: bool = False,
+    max_failures: float = 0.1,
+    keep_partial: bool = False,
     lock_timeout: float = 60.0,
     progress: Progress | None = None,
 ) -> RunResult:
     """Load, chunk, extract, build, find communities and draw the view; commit graph.json (with communities),
     communities.json, extractions.jsonl, run.json and graph.html as one generation.
 
-    A run worse than what it would replace (every chunk failed, or more than `max_failed_share` of them, while
-    the workspace holds a graph) is not committed unless `force`: its summary goes to .kgkit/rejected-run.json
-    and `outcome` is "rejected"."""
+    A run whose chunks all failed, or more than `max_failures` (a share, 0.1 = 10%) of them, is not committed
+    unless `keep_partial`: the previous generation stays current, the run's summary goes to
+    .kgkit/rejected-run.json and `outcome` is "rejected"."""
     ws = as_workspace(workspace)
     dom = _domain(domain)
     extractor = extractor or default_extractor()
@@ -237,8 +245,10 @@ def run(
             ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
             max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
             timings=timings)
+        _raise_preflight_failure(extractor)
         t = clock()
         graph = cache.run(build_graph, extractions, domain=dom, learned_at=learned_at)
+        graph, journals = replay_decisions(ws, graph, dom)
         timings["build"] = clock() - t
         t = clock()
         comms = detect_communities(graph, seed=seed, method=community_method)
@@ -250,13 +260,12 @@ def run(
                            timings=timings, graph=graph, communities=comms, notes=list(ws.notes))
         failed = result.chunk_errors
         all_failed = bool(chunks) and len(failed) == len(chunks)
-        worse = all_failed or (result.failed_share() > max_failed_share and ws.exists(GRAPH))
-        if worse and not force:
+        if (all_failed or result.failed_share() > max_failures) and not keep_partial:
             result.outcome = "rejected"
             result.generation = ws.manifest().generation
             result.notes.append(f"{len(failed)} of {len(chunks)} chunks failed: nothing was replaced"
                                 + (f" (generation {result.generation} is still current)" if result.generation else "")
-                                + "; fix the cause and run again, or pass force=True (--force) to keep it anyway")
+                                + "; fix the cause and run again, or keep it anyway with keep_partial=True (--keep-partial)")
             io.write_json(ws.path(REJECTED_RUN), result.summary(), indent=2)
             return result
         result.outcome = "failures" if (errors or failed) else "complete"
@@ -268,6 +277,7 @@ def run(
         _stale_if_changed(gen, graph_bytes)
         result.outputs = _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
         gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
+        _stage_files(gen, journals)
         result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
         timings["write"] = clock() - t
         result.generation = ws.manifest().generation + 1
@@ -302,13 +312,14 @@ def extract(
             ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
             max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
             timings=timings)
+        _raise_preflight_failure(extractor)
         client = getattr(extractor, "client", None)
         result = ExtractResult(documents=documents, errors=errors, chunks=chunks, extractions=extractions,
                                cache=cache, extractor_id=extractor.id, domain_id=dom.id,
                                ledger=getattr(client, "ledger", None), timings=timings)
         summary: dict[str, Any] = {
             "documents_ok": len(documents), "documents_failed": len(errors), "chunks": len(chunks),
-            "chunk_errors": result.chunk_errors, "extractor": extractor.id, "extractor_calls": result.extractor_calls,
+            "chunk_errors": result.chunk_errors, "error_groups": result.error_groups, "extractor": extractor.id, "extractor_calls": result.extractor_calls,
             "domain": dom.id,
         }
         if result.ledger is not None:
@@ -354,7 +365,7 @@ def build(
     dom = _domain(domain)
     with ws.writer(lock_timeout=lock_timeout, step="build"):
         found = read_extractions(ws.path(EXTRACTIONS) if source is None else Path(source), domain=dom)
-        graph = build_graph(found, domain=dom, learned_at=learned_at, repair=repair)
+        graph, journals = replay_decisions(ws, build_graph(found, domain=dom, learned_at=learned_at, repair=repair), dom)
         comms = detect_communities(graph, seed=seed, method=method)
         graph = assign_communities(graph, comms)
         gen = ws.begin("build", config={"domain": dom.id, "domain_source": domain if isinstance(domain, str) else dom.name,
@@ -362,11 +373,38 @@ def build(
                                         "view_nodes": max_view_nodes})
         _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
         outputs = _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
+        _stage_files(gen, journals)
         number = gen.commit()
     from kgkit.io.extractions import failed_chunks
 
     return BuildResult(graph=graph, communities=comms, chunk_errors=failed_chunks(found), outputs=outputs,
                        generation=number)
+
+
+def replay_decisions(ws: Workspace, graph: Graph, domain: Domain) -> tuple[Graph, list[tuple[str, bytes | None]]]:
+    """A rebuilt graph with the workspace's accepted decisions applied again (decisions survive a rebuild),
+    and the journal files that go with it: the journals of the graph it replaces are removed, and a fresh
+    journal/0001.json (when a decision changed anything) lets `undo` return to the graph as built."""
+    from kgkit.io.decisions import read_decisions
+    from kgkit.stages.resolve import apply_decisions
+
+    files: dict[str, bytes | None] = {name: None for name in ws.journal_names()}
+    decisions = read_decisions(ws)
+    if decisions:
+        out = apply_decisions(without_communities(graph), decisions, symmetric=domain.symmetric_types())
+        if out.journal.before_sha256 != out.journal.after_sha256:
+            files[f"{JOURNAL_DIR}/0001.json"] = io.dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"
+            graph = out.graph
+    return graph, sorted(files.items())
+
+
+def _stage_files(gen: Generation, files: Sequence[tuple[str, bytes | None]]) -> None:
+    """Stage extra files of a generation (None: the file is removed)."""
+    for name, data in files:
+        if data is None:
+            gen.remove(name)
+        else:
+            gen.write_bytes(name, data)
 
 
 def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tuple[str, bytes | None]] = (),
@@ -383,11 +421,7 @@ def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tupl
     gen = ws.begin(step, config={"seed": seed, "community_method": method, "view_nodes": view_nodes})
     _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
     _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=view_nodes)
-    for name, data in extra:
-        if data is None:
-            gen.remove(name)
-        else:
-            gen.write_bytes(name, data)
+    _stage_files(gen, extra)
     return graph, comms, gen.commit()
 
 

@@ -2,8 +2,11 @@
 
     .venv/bin/python notebooks/tools/screenshots.py                      # demo corpus -> docs/notebooks/*.png
     .venv/bin/python notebooks/tools/screenshots.py --corpus tests/fixtures/corpus --out bench/out
+    .venv/bin/python notebooks/tools/screenshots.py --workspace /tmp/shots-ws   # the notebooks' workspace
 
-Each notebook is run headless (``app.run`` with its ``config`` cell replaced: corpus, cache), then the views
+Each notebook is run headless (``app.run`` with its ``config`` cell replaced: workspace, corpus, cache, ...),
+all on one workspace (``--workspace``, else ``KGKIT_WORKSPACE``, else ``~/.cache/kgkit/notebooks/screenshots``:
+never a folder of the repository; its cache makes a second run fast), then the views
 its cells show are written as one standalone page per notebook and screenshotted: extraction -> the
 extraction diff; resolution -> the cluster map and the MergeReview widget (its real ES module, a fake model);
 exploration and tour -> the graph view. marimo's own UI (tables, dropdowns) is not in the pictures: it
@@ -46,29 +49,30 @@ def _load(name: str):
     path = ROOT / "notebooks" / name
     spec = importlib.util.spec_from_file_location(f"nb_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # nothing written beside the notebooks
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = saved
     return module.app
 
 
-def pages(corpus: Path, workspace: Path) -> dict[str, str]:
-    """{name: standalone HTML} for each notebook, from a headless run on `corpus`."""
-    from kgkit import io
-    from kgkit.io.cache import Cache
-    from kgkit.stages.embed import HashingEmbedder
-    from kgkit.extractors.offline import OfflineExtractor
-    from kgkit.views.graph import graph_html
-    from kgkit.views.cluster import cluster_html
-    from kgkit.views.diff import diff_html
+def pages(corpus: Path, workspace: Path | None = None) -> dict[str, str]:
+    """{name: standalone HTML} for each notebook, from a headless run on `corpus` in `workspace` (default: the
+    one kgkit.notebook.open_workspace chooses for "screenshots")."""
+    import kgkit.notebook as kn
     from kgkit.views.widgets import bundle_esm, cluster_payload, merge_review_esm
 
-    cache = Cache(workspace / "cache")
-    base = {"corpus_dir": corpus, "cache": cache, "domain": io.load_domain("general"), "extractor": OfflineExtractor()}
+    ws = kn.open_workspace("screenshots", workspace)
+    base = {"workspace": ws, "cache": kn.Cache(ws.cache_dir), "corpus_dir": corpus, "domain": kn.load_domain("general"),
+            "model": None, "extractor": kn.make_extractor()}
     out: dict[str, str] = {}
-    _, d = _load("extraction.py").run(defs={**base, "model": None, "domain_b": io.load_domain("people_orgs_events")})
-    out["extraction"] = diff_html(d["extraction_diff"], max_chunks=6, title="Extraction diff: general vs people_orgs_events")
-    _, d = _load("resolution.py").run(defs={**base, "workspace": workspace, "autosave": False,
-                                                  "embedder": HashingEmbedder()})
-    out["resolution_map"] = cluster_html(d["points"], candidates=d["candidates"], title="Entities by name embedding (PCA)")
+    _, d = _load("extraction.py").run(defs={**base, "domain_b": kn.load_domain("people_orgs_events")})
+    out["extraction"] = kn.diff_html(d["extraction_diff"], max_chunks=6,
+                                     title="Extraction diff: general vs people_orgs_events")
+    _, d = _load("resolution.py").run(defs={**base, "autosave": False, "embedder": kn.HashingEmbedder()})
+    out["resolution_map"] = kn.cluster_html(d["points"], candidates=d["candidates"],
+                                            title="Entities by name embedding (PCA)")
     rows, pairs = cluster_payload(d["points"], candidates=d["candidates"])
     state = {"points": rows, "pairs": pairs, "selected": [r["id"] for r in rows if r["candidate"]], "width": 1100,
              "height": 720}
@@ -77,10 +81,11 @@ def pages(corpus: Path, workspace: Path) -> dict[str, str]:
     state = {"candidates": d["review"].widget.candidates[:6], "actions": {}, "cursor": 0, "threshold": 0.9}
     out["resolution_widget"] = (WIDGET_PAGE.replace("__CODE__", _json(merge_review_esm()))
                                 .replace("__STATE__", _json(state)).replace("__TITLE__", "MergeReview"))
-    _, d = _load("exploration.py").run(defs={**base, "embedder": HashingEmbedder()})
-    out["exploration"] = graph_html(d["view_graph"], max_nodes=120, height="760px", title="Exploration: graph view")
+    _, d = _load("exploration.py").run(defs={**base, "embedder": kn.HashingEmbedder()})
+    out["exploration"] = kn.graph_html(d["view_graph"], max_nodes=120, height="760px", title="Exploration: graph view")
     _, d = _load("tour.py").run(defs=base)
-    out["tour"] = graph_html(d["final"], max_nodes=120, color_by="community", height="760px", title="Tour: communities")
+    out["tour"] = kn.graph_html(d["final"], max_nodes=120, color_by="community", height="760px",
+                                title="Tour: communities")
     return out
 
 
@@ -88,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT / "data" / "demo" / "sotu_1934_1946")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "notebooks")
-    parser.add_argument("--workspace", type=Path, default=ROOT / "workspace" / "notebooks")
+    parser.add_argument("--workspace", type=Path, default=None,
+                        help="the notebooks' workspace (default: $KGKIT_WORKSPACE, else the user cache)")
     args = parser.parse_args(argv)
     if bt.find_chromium() is None:
         print("chromium not found: apt-get install -y chromium", file=sys.stderr)
@@ -96,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     failed = 0
     with tempfile.TemporaryDirectory(prefix="kgkit-shots-") as tmp:
-        for name, page in pages(args.corpus.resolve(), args.workspace.resolve()).items():
+        for name, page in pages(args.corpus.resolve(), args.workspace).items():
             html = Path(tmp) / f"{name}.html"
             html.write_text(page, encoding="utf-8")
             run = bt.run_chromium(html, png=args.out / f"{name}.png", size=(1200, 850), budget_ms=15000)

@@ -2,8 +2,13 @@
 
 Satisfies `kgkit.stages.extract.Extractor`, so it plugs into the cached `extract_texts` stage like the offline one and
 returns the same TextExtraction records (quality "llm", model, prompt hash, tokens, dollars). A chunk whose call
-failed (budget refused, timeout, 429 after retries, provider error, output invalid after re-asks) gets a record
-with `error` set — never an empty success, never cached, so a re-run retries only those chunks.
+failed (budget refused, timeout, 429 after retries, provider error, output invalid after re-asks: malformed JSON,
+the wrong schema, no choices) gets a record with `error` set ("cause — detail", see `kgkit.llm.errors`) — never
+an empty success, never cached, so a re-run retries only those chunks.
+
+`preflight()` checks the model with one tiny request; with a client built by `LLMOptions` it happens by itself
+before the first request that is not answered from the cache. When it fails, every chunk of the call gets a
+"preflight failed: ..." record and `preflight_failure` holds the `PreflightError` (the workflows raise it).
 
 `id` names the model, both prompts' hashes and every parameter that changes answers (temperature, max tokens,
 re-asks, mode, seed, document context), so changing any of them misses the stage cache; the per-request cache
@@ -47,10 +52,12 @@ from kgkit.extractors.llm import context as context_prompt
 from kgkit.extractors.llm import prompt as extraction_prompt
 from kgkit.extractors.llm.prompt import ExtractionInput, ExtractionResponse
 from kgkit.extractors.llm.quotes import find_quote
-from kgkit.llm.client import Answer, LLMClient, run_sync
+from kgkit.llm.client import Answer, LLMClient, Preflight, run_sync
+from kgkit.llm.errors import PREFLIGHT_PREFIX, PreflightError, clean
 from kgkit.llm.options import LLMOptions
 
 ENTITY_CONFIDENCE = 0.8
+MAX_NAME_CHARS = 200
 RELATION_CONFIDENCE = 0.8
 
 
@@ -131,6 +138,15 @@ class LLMExtractor:
     def __repr__(self) -> str:
         return f"LLMExtractor({self.id!r})"
 
+    def preflight(self) -> Preflight:
+        """Check credentials, model name and api base with one tiny request (raises `PreflightError`)."""
+        return self.client.preflight()
+
+    @property
+    def preflight_failure(self) -> PreflightError | None:
+        """The failed preflight check that stopped this extractor's requests (None when it passed or never ran)."""
+        return self.client.preflight_failure
+
     # ------------------------------------------------------------------ the Extractor protocol
 
     def extract(self, texts: Sequence[str | LLMText], *, domain: Domain) -> list[TextExtraction]:
@@ -142,7 +158,15 @@ class LLMExtractor:
         """Async form of `extract`: the chunks run concurrently, bounded by the client's semaphore and limits.
         A chunk that needs its document's summary waits only for that document's first chunk."""
         contexts = _Contexts(self, domain)
-        return list(await asyncio.gather(*(self._one(t, domain, contexts) for t in texts)))
+        results = await asyncio.gather(*(self._one(t, domain, contexts) for t in texts), return_exceptions=True)
+        stopped = next((r for r in results if isinstance(r, PreflightError)), None)
+        if stopped is not None:  # the model failed its check: nothing of these texts was sent
+            why = stopped.failure.message() if stopped.failure is not None else str(stopped)
+            return [self._record(error=PREFLIGHT_PREFIX + why) for _ in results]
+        for r in results:
+            if isinstance(r, BaseException):
+                raise r
+        return list(results)  # type: ignore[arg-type]
 
     async def _one(self, item: str | LLMText, domain: Domain, contexts: _Contexts) -> TextExtraction:
         if isinstance(item, str):
@@ -214,7 +238,9 @@ def to_records(resp: ExtractionResponse, *, text: str, domain: Domain) -> tuple[
     entities: dict[tuple[str, str], ExtractedEntity] = {}
     types: dict[str, str] = {}
     for e in resp.entities:
-        name = domain.canonical_name(e.name.strip())
+        name = domain.canonical_name(clean(e.name, MAX_NAME_CHARS))  # no control characters in a name
+        if not name:
+            continue
         types.setdefault(e.name, e.type)
         if (name, e.type) not in entities:
             entities[(name, e.type)] = ExtractedEntity(name=name, type=e.type, span=find_quote(e.name, text),
@@ -227,8 +253,8 @@ def to_records(resp: ExtractionResponse, *, text: str, domain: Domain) -> tuple[
         src_type, dst_type = types[r.source], types[r.target]
         attributes = {} if domain.allows(r.type, src_type, dst_type) else {"signature": "violation"}
         rel = ExtractedRelation(
-            source=domain.canonical_name(r.source.strip()), source_type=src_type,
-            target=domain.canonical_name(r.target.strip()), target_type=dst_type, type=r.type,
+            source=domain.canonical_name(clean(r.source, MAX_NAME_CHARS)), source_type=src_type,
+            target=domain.canonical_name(clean(r.target, MAX_NAME_CHARS)), target_type=dst_type, type=r.type,
             evidence=text[span.start:span.end], evidence_span=span, negated=r.negated,
             confidence=RELATION_CONFIDENCE, valid_at=r.valid_at, attributes=attributes,
         )

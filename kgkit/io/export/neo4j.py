@@ -2,7 +2,8 @@
 
 Entities become ``(:Entity:<Type>)`` nodes, documents ``(:Document)`` nodes, relations typed relationships
 (``[:EMPLOYED_BY]``) carrying every relation column, and entity provenance ``[:MENTIONED_IN]`` edges from an
-entity to its document (chunk, span, evidence, extractor as properties).
+entity to its document (chunk, span, evidence, extractor as properties, and an ``id``). The script only
+MERGEs (on ids), so it can be run again on the same database without duplicating anything.
 
 Injection safety: every value is a Cypher string literal with backslash, quote and control characters
 escaped (the script could equally take parameters, but a literal escaped this way cannot end early);
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 import re
@@ -29,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from kgkit.core.graph import Graph
+from kgkit.core.records import short_hash
 from kgkit.io import atomic_write_text
 from kgkit.io.export._common import column_kinds, records
 
@@ -82,7 +85,9 @@ def _unwind(rows: list[dict[str, Any]], body: str) -> Iterable[str]:
 
 
 def cypher_script(graph: Graph, *, provenance: bool = True) -> str:
-    """The graph as a Cypher script (idempotent: MERGE on ids). Run: ``cypher-shell -f graph.cypher``."""
+    """The graph as a Cypher script, idempotent: every node and relationship is MERGEd on its id (mentions
+    on `mention_id`), so running it twice leaves the database as running it once; the only CREATEs are
+    ``CREATE CONSTRAINT ... IF NOT EXISTS``. Run: ``cypher-shell -f graph.cypher``."""
     out = ["// kgkit graph export. Run with: cypher-shell -u neo4j -f graph.cypher\n",
            "CREATE CONSTRAINT kgkit_entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;\n",
            "CREATE CONSTRAINT kgkit_document_id IF NOT EXISTS FOR (n:Document) REQUIRE n.id IS UNIQUE;\n"]
@@ -100,10 +105,20 @@ def cypher_script(graph: Graph, *, provenance: bool = True) -> str:
         out += _unwind(rows, "MATCH (a:Entity {id: row.source}) MATCH (b:Entity {id: row.target})\n"
                              f"MERGE (a)-[r:{rel_type} {{id: row.id}}]->(b) SET r += row")
     if provenance:
-        mentions = [r for r in records(graph.provenance) if r.get("kind") == "entity"]
+        mentions = [{**r, "id": mention_id(r)} for r in records(graph.provenance) if r.get("kind") == "entity"]
         out += _unwind(mentions, "MATCH (a:Entity {id: row.item_id}) MATCH (d:Document {id: row.document_id})\n"
-                                 "CREATE (a)-[m:MENTIONED_IN]->(d) SET m += row")
+                                 "MERGE (a)-[m:MENTIONED_IN {id: row.id}]->(d) SET m += row")
     return "".join(out)
+
+
+def mention_id(row: dict[str, Any]) -> str:
+    """A stable id for one provenance row (a hash of all its cells), so MENTIONED_IN edges can be MERGEd:
+    running the script again finds them instead of adding copies; identical rows are one edge.
+
+    >>> mention_id({"item_id": "e1", "chunk_id": "c#0", "start": 3}) == mention_id({"start": 3, "chunk_id": "c#0", "item_id": "e1"})
+    True
+    """
+    return "mention:" + short_hash(json.dumps(row, sort_keys=True, default=str, ensure_ascii=False))
 
 
 # --------------------------------------------------------------------------- neo4j-admin import

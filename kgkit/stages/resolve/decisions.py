@@ -25,7 +25,8 @@ from pydantic import Field, model_validator
 
 from kgkit.core.records import Record, short_hash
 from kgkit.core.stage import stage
-from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.stages.resolve.keys import match_key, policy_guard
+from kgkit.stages.resolve.scoring import GUARD_PREFIX, MergeCandidate
 
 Kind = Literal["merge", "keep_apart", "reject_relation"]
 DecidedBy = Literal["policy", "person", "llm"]
@@ -112,21 +113,50 @@ class Judge(Protocol):
 @dataclass(frozen=True)
 class Policy:
     """Auto-accept policy: a candidate is merged by policy when its verdict is unique, both entities have
-    one type and its score is at least `auto_accept`. The judge (if any) is asked about same-type
-    candidates scoring at least `judge_min` that the policy did not accept."""
+    one type, its score is at least `auto_accept` and no guard holds it back (`guards`, keys.policy_guard:
+    the names differ by a number or a whole word, or are short names a letter or two apart — checked on
+    the names themselves, whichever step proposed the pair). The judge (if any) is asked about same-type
+    candidates scoring at least `judge_min` that the policy did not accept; it may keep a guarded pair
+    apart but never merge it: a person does.
+
+    >>> from kgkit.stages.resolve.scoring import MergeCandidate
+    >>> c = MergeCandidate(source="L:prussia", target="L:russia", source_name="Prussia", target_name="Russia",
+    ...     source_type="L", target_type="L", score=0.94, step="lsh", verdict="unique", features={}, reasons=())
+    >>> Policy().refusal(c), Policy(guards=False).refusal(c)
+    ("short names a letter or two apart: 'Prussia' / 'Russia'", None)
+    """
 
     auto_accept: float = 0.9
     judge_min: float = 0.8
+    guards: bool = True
+
+    def refusal(self, c: MergeCandidate) -> str | None:
+        """Why the policy does not merge `c`, or None when it does."""
+        if c.source_type != c.target_type:
+            return f"types differ ({c.source_type} / {c.target_type})"
+        if c.verdict != "unique":
+            return f"not the one clear match ({c.verdict})"
+        if c.score < self.auto_accept:
+            return f"score {c.score:.2f} < {self.auto_accept:.2f}"
+        return self.guard(c) if self.guards else None
+
+    def guard(self, c: MergeCandidate) -> str | None:
+        """The guard's reason for holding a same-type candidate back (keys.policy_guard), else None."""
+        if c.features.get("guard"):
+            return next((r[len(GUARD_PREFIX):] for r in c.reasons if r.startswith(GUARD_PREFIX)), "guarded")
+        typ = c.source_type
+        return policy_guard(match_key(c.source_name, typ), match_key(c.target_name, typ), typ, c.source_name,
+                            c.target_name)
 
     def accepts(self, c: MergeCandidate) -> bool:
-        return c.verdict == "unique" and c.source_type == c.target_type and c.score >= self.auto_accept
+        return self.refusal(c) is None
 
 
 def _pair(c: MergeCandidate) -> tuple[str, ...]:
     return ("pair", *sorted((c.source, c.target)))
 
 
-@stage(version="1")
+@stage(version="2")
 def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision] = (), policy: Policy = Policy(),
            at: str | None = None, judge: Judge | None = None) -> list[Decision]:
     """The decision list after a resolution run: every person and llm decision kept as it was, policy
@@ -140,7 +170,8 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
         key = _pair(c)
         if key in decided:
             continue
-        if policy.accepts(c):
+        refusal = policy.refusal(c)
+        if refusal is None:
             why = f"policy: score {c.score:.2f} >= {policy.auto_accept:.2f}, unique; " + "; ".join(c.reasons[:2])
             new = Decision(kind="merge", subjects=(c.source, c.target), decided_by="policy", at=at, why=why,
                            score=c.score)
@@ -150,8 +181,8 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
             decided.add(key)
         elif judge is not None and c.source_type == c.target_type and c.score >= policy.judge_min:
             answer = judge(c)
-            if answer.same is None:
-                continue
+            if answer.same is None or (answer.same and policy.guards and policy.guard(c) is not None):
+                continue  # cannot tell; or a guarded pair, which only a person merges
             kind: Kind = "merge" if answer.same else "keep_apart"
             out.append(Decision(kind=kind, subjects=(c.source, c.target), decided_by="llm", who=judge.id, at=at,
                                 why=answer.why, score=c.score))

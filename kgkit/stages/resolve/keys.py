@@ -39,6 +39,11 @@ PLACE_QUALIFIERS = frozenset({"area", "region", "metro", "vicinity"})
 
 TITLES = frozenset(["dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame", "lord", "lady", "judge", "justice", "senator", "sen", "rep", "representative", "gov", "governor", "president", "pres", "detective", "det", "officer", "capt", "captain", "sgt", "lt", "col", "rev", "reverend", "fr", "father", "sister", "brother", "mayor", "chancellor", "minister", "secretary"])
 PERSON_SUFFIXES = frozenset(["phd", "md", "esq", "dds", "mba"])
+"""Degrees after a person name: dropped from the key ("Jane Smith, PhD" = "Jane Smith")."""
+GENERATIONAL = {"jr": "jr", "jnr": "jr", "junior": "jr", "sr": "sr", "snr": "sr", "senior": "sr"}
+"""Generational suffixes (their canonical form): a name part of their own, kept at the end of a person's key,
+never read as the surname ("James D. Anderson, Jr." has the surname Anderson and the suffix Jr)."""
+_ROMAN = re.compile(r"^(x{0,3})(ix|iv|v?i{0,3})$")
 LEGAL_FORMS = {"incorporated": "inc", "corporation": "corp", "company": "co",
                "companies": "co", "limited": "ltd", "naamloze vennootschap": "nv", "besloten vennootschap": "bv",
                "aktiengesellschaft": "ag", "societe anonyme": "sa", "gesellschaft mit beschrankter haftung": "gmbh"}
@@ -85,12 +90,16 @@ def _join_initials(tokens: list[str]) -> list[str]:
 
 
 def _reorder(name: str, person: bool) -> str:
-    """'Smith, Jane' -> 'Jane Smith' (people); a trailing ', Inc.' or ', USA' is dropped."""
+    """'Smith, Jane' -> 'Jane Smith' (people); a trailing ', Inc.' or ', USA' is dropped; a person's
+    generational suffix written after a comma goes to the end ("Anderson, James D., Jr." -> "James D.
+    Anderson Jr.")."""
     parts = [p.strip() for p in name.split(",")]
+    if person and len(parts) > 2 and normalise_name(parts[-1]) in GENERATIONAL:
+        return f"{_reorder(', '.join(parts[:-1]), person)} {parts[-1]}"
     if len(parts) < 2:
         return name
     tail = normalise_name(parts[-1])
-    if tail in COUNTRIES:
+    if tail in COUNTRIES and normalise_name(", ".join(parts[:-1])):
         return ", ".join(parts[:-1])
     if tail in LEGAL_FORMS or tail in LEGAL_SUFFIXES or tail.replace(" ", "") in LEGAL_SUFFIXES:
         return " ".join(parts)
@@ -103,12 +112,24 @@ def _reorder(name: str, person: bool) -> str:
 
 
 def match_key(name: str, entity_type: str | None = None) -> str:
-    """The loose key of a name for the exact step (see module doc). Never empty for a non-empty name:
-    if stripping would remove every word, the normalised name is kept."""
+    """The loose key of a name for the exact step (see module doc). Never empty for a name with a character
+    other than white space: if stripping would remove every word, the normalised name is kept, and a name of
+    punctuation alone is its own key.
+
+    >>> match_key("United Kingdom", "Location"), match_key("Government of the United Kingdom", "Organization")
+    ('united kingdom', 'government of the united kingdom')
+    >>> match_key("Anderson, James D., Jr.", "Person"), match_key("Smith, John Junior", "Person"), match_key("!!", "Other")
+    ('james d anderson jr', 'john smith jr', '!!')
+    """
+    return _match_key(name, entity_type) or normalise_name(name) or name.strip().casefold()
+
+
+def _match_key(name: str, entity_type: str | None) -> str:
     person = entity_type in PERSON_TYPES
     text = name.strip().lstrip("*").strip()
     if not person:
-        text = _PARENS.sub(" ", text).strip() or text  # "(NL)", "(KPENV)": qualifiers, not the name
+        # "(NL)", "(KPENV)": qualifiers, not the name; a number in parentheses stays ("Treaty of Paris (1783)")
+        text = _PARENS.sub(lambda m: f" {m.group(1)} " if any(c.isdigit() for c in m.group(1)) else " ", text).strip() or text
         text = _GLUED_INITIALS.sub(r"\1\2 ", text)  # "N.V.PHILIPS" -> "NV PHILIPS"
         text = _LEGAL_PHRASES.sub(lambda m: _LEGAL_PHRASE_FORM[normalise_name(m.group(0))], text)
     text = _reorder(text, person)
@@ -122,16 +143,20 @@ def match_key(name: str, entity_type: str | None = None) -> str:
     if person:
         while len(kept) > 1 and kept[-1] in PERSON_SUFFIXES:
             kept = kept[:-1]
+        kept, suffix = _split_suffix(kept)
         # titles go only when a given name and a surname remain: "Dr. Smith" and "Mr. Smith" stay apart
         while len(kept) > 2 and kept[0] in TITLES:
             kept = kept[1:]
+        kept = [*kept, *suffix]
     else:
         kept = _legal_form_last(kept)
         last = kept[-1]
         if len(kept) > 1 and last.endswith("s") and (last[:-1] in KIND_WORDS or last[:-1] in LEGAL_FORMS):
             kept[-1] = last[:-1]  # a plural slip on the kind word: "Acme Corporations", "Alpine Groups"
         kept = [LEGAL_FORMS.get(t, t) for t in kept]
-        while len(kept) > 1 and " ".join(kept[-2:]) in COUNTRIES:
+        # a trailing country after a name ("Philips Research The Netherlands"), not the object of one
+        # ("Government of the United Kingdom") nor the whole name ("United States")
+        while len(kept) > 2 and " ".join(kept[-2:]) in COUNTRIES and kept[-3] not in STOPWORDS:
             kept = kept[:-2]
         if entity_type in PLACE_TYPES:
             while len(kept) > 1 and kept[-1] in PLACE_QUALIFIERS:
@@ -199,7 +224,7 @@ def is_year(token: str) -> bool:
     return len(token) == 4 and token.isdigit() and token[0] in "12"
 
 
-_PARENS = re.compile(r"\([^)]*\)")
+_PARENS = re.compile(r"\(([^)]*)\)")
 _LEGAL_PHRASE_FORM = {k: v for k, v in LEGAL_FORMS.items() if " " in k}
 _LEGAL_PHRASES = re.compile("|".join(r"\b" + k.replace("e", "[eé]").replace(" ", r"\s+") + r"\b" for k in _LEGAL_PHRASE_FORM),
                             re.IGNORECASE)
@@ -296,14 +321,43 @@ def leading_titles(name: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def person_parts(key: str) -> tuple[tuple[str, ...], str]:
-    """(given names without titles, surname) of a person match key.
+def _is_suffix(token: str, last: bool) -> bool:
+    """A generational suffix: Jr / Sr (any spelling), a Roman numeral of two or more letters ("II", "IV"),
+    or at the end of the name a one-letter numeral ("Elizabeth I"; elsewhere "V" is an initial)."""
+    return token in GENERATIONAL or (bool(_ROMAN.match(token)) and (len(token) > 1 or last) and token != "")
 
-    >>> person_parts("jane b smith")
-    (('jane', 'b'), 'smith')
+
+def _split_suffix(tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the name without its generational suffixes, the suffixes in canonical form); at least one word
+    stays a name word ("Jr." alone is a name, not a suffix)."""
+    name: list[str] = []
+    suffix: list[str] = []
+    for i, tok in enumerate(tokens):
+        if i > 0 and _is_suffix(tok, i == len(tokens) - 1):
+            suffix.append(GENERATIONAL.get(tok, tok))
+        else:
+            name.append(tok)
+    return name, suffix
+
+
+def person_parts(key: str) -> tuple[tuple[str, ...], str]:
+    """(given names without titles, surname) of a person match key; a generational suffix is neither
+    (keys.person_suffix).
+
+    >>> person_parts("jane b smith"), person_parts("james d anderson jr")
+    ((('jane', 'b'), 'smith'), (('james', 'd'), 'anderson'))
     """
-    tokens = key.split()
+    tokens, _suffix = _split_suffix(key.split())
     return tuple(t for t in tokens[:-1] if t not in TITLES), (tokens[-1] if tokens else "")
+
+
+def person_suffix(key: str) -> str:
+    """The generational suffix of a person match key ("jr", "iii"; "" when none).
+
+    >>> person_suffix("james d anderson jr"), person_suffix("elizabeth ii"), person_suffix("jane smith")
+    ('jr', 'ii', '')
+    """
+    return " ".join(_split_suffix(key.split())[1])
 
 
 def initials_rule(key_a: str, key_b: str) -> str | None:
@@ -315,8 +369,11 @@ def initials_rule(key_a: str, key_b: str) -> str | None:
     """
     given_a, last_a = person_parts(key_a)
     given_b, last_b = person_parts(key_b)
-    if not last_a or last_a != last_b or (given_a == given_b and given_a):
-        return None
+    suffix_a, suffix_b = person_suffix(key_a), person_suffix(key_b)
+    if not last_a or last_a != last_b or (suffix_a and suffix_b and suffix_a != suffix_b):
+        return None  # another surname, or father and son ("Jr" / "Sr", "II" / "III")
+    if given_a == given_b and given_a:
+        return "middle" if suffix_a != suffix_b else None  # one adds a suffix: the policy guard holds it back
     if not given_a or not given_b:
         return "surname_only"
     short, long_ = (given_a, given_b) if len(given_a) <= len(given_b) else (given_b, given_a)
@@ -436,3 +493,198 @@ def shingles(key: str, k: int = 3) -> list[str]:
     """
     padded = f" {key} "
     return [padded[i : i + k] for i in range(max(len(padded) - k + 1, 1))]
+
+
+SHORT_NAME_LETTERS = 8
+"""A one-word name of at most this many letters that differs from another by any letter ("Prussia" /
+"Russia", "Niger" / "Nigeria", "Iran" / "Iraq") is not taken for a slip of it; a longer one-word name may
+differ by one letter ("Kazakhstan" / "Kazakstan"), but never by two ("Australia" / "Australasia") nor by a
+plural ending ("America" / "Americas")."""
+SHORT_WORD_LETTERS = 5
+"""In a name of several words, a word shorter than this is not taken for a slip of another word ("Santa Ana" /
+"Santa Anna", "Gulf War" / "Golf War"): too many real names of short words are a letter apart."""
+
+
+def _number(token: str, pos: int, person: bool) -> str | None:
+    """The value of a number word: digits ("1812", "2nd"), or a Roman numeral after the first word of a name
+    that is not a person's ("World War I" = "World War 1"; a person's numeral is a suffix)."""
+    if any(ch.isdigit() for ch in token):
+        digits = "".join(ch for ch in token if ch.isdigit()).lstrip("0") or "0"
+        return digits if token.isdigit() or token.rstrip("stndrh").isdigit() else token
+    if not person and pos > 0 and _ROMAN.match(token) and token not in ("v", "x"):
+        return str(_roman_value(token))  # a lone "V" or "X" is more often a letter ("N. V." cut) than a number
+    return None
+
+
+def _roman_value(token: str) -> int:
+    values = {"i": 1, "v": 5, "x": 10}
+    total = 0
+    for i, ch in enumerate(token):
+        v = values[ch]
+        total += -v if i + 1 < len(token) and values[token[i + 1]] > v else v
+    return total
+
+
+def _noise(token: str, person: bool) -> bool:
+    """Words a name is written with or without, that tell no two things apart: stop words, legal forms and
+    royal predicates (organisations), titles and degrees (people)."""
+    if token in STOPWORDS:
+        return True
+    if person:
+        return token in TITLES or token in PERSON_SUFFIXES
+    return token in LEGAL_SUFFIXES or token in ROYAL_PREDICATES
+
+
+def _same_word(x: str, y: str, person: bool) -> bool:
+    """Two differing words of two names of several words that may be one word written two ways: an initial
+    ("j" / "jane"), an abbreviation (organisations; "tech" / "technology": 3+ letters cut), a plural, or a
+    slip (keys.is_typo) in a word of SHORT_WORD_LETTERS or more."""
+    short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+    if len(short) == 1:
+        return long_.startswith(short)
+    if any(ch.isdigit() for ch in x + y):
+        return False
+    if len(short) >= 4 and _plural(short, long_):
+        return True
+    if not person and len(short) >= 3 and len(long_) - len(short) >= 3 and long_.startswith(short):
+        return True
+    return len(short) >= SHORT_WORD_LETTERS and is_typo(x, y, prefix=False)
+
+
+def policy_guard(key_a: str, key_b: str, entity_type: str | None = None, name_a: str = "", name_b: str = "") -> str | None:
+    """Why two names of one type must not be merged without a person, or None: the names differ by a number
+    or a whole word, or are short names a letter or two apart. Checked on match keys (so case, accents,
+    legal forms, titles, "The" and word order are already folded); `name_a` / `name_b` (as written) let an
+    acronym count and put the words in the reason as written.
+
+    - a number (digits or, outside person names, a Roman numeral after the first word) only one name has, or
+      two different numbers: "World War I" / "World War", "War" / "War of 1812", "Apollo 11" / "Apollo 13";
+    - a person's generational suffix: "James Anderson Jr." / "James Anderson", "Jr." / "Sr.";
+    - a word only one name has (stop words, legal forms, royal predicates, titles aside) that is no initial,
+      abbreviation, plural or slip of a word of the other: "John Quincy Adams" / "John Adams", "George W.
+      Bush" / "George Bush", "Government of the United Kingdom" / "... United States", "Bank of England" /
+      "Bank of Ireland", "Virginia" / "West Virginia";
+    - one-word names that differ at all, unless by one letter (not a plural ending) in a word of more than
+      SHORT_NAME_LETTERS letters: "Prussia" / "Russia", "Niger" / "Nigeria", "Republic" / "Republican";
+    - in longer names, a word of fewer than SHORT_WORD_LETTERS letters a letter apart from the other's.
+
+    Names equal up to spacing or a legal form, the same words in another order, and an acronym of the other
+    name are not held back here (the scores treat them).
+
+    >>> policy_guard("john adams", "john quincy adams", "Person"), policy_guard("world war i", "world war", "Event")
+    ("differs by the word 'quincy'", "numbers differ: 'i' / none")
+    >>> policy_guard("prussia", "russia", "Location"), policy_guard("austria", "australia", "Location")
+    ("short names a letter or two apart: 'prussia' / 'russia'", "short names a letter or two apart: 'austria' / 'australia'")
+    >>> policy_guard("james d anderson jr", "james d anderson", "Person")
+    "differs by the suffix 'jr'"
+    >>> policy_guard("jane smith", "j smith", "Person"), policy_guard("akzo noble nv", "akzo nobel", "Organization")
+    (None, None)
+    >>> policy_guard("tva", "tennessee valley authority", "Organization", "TVA", "Tennessee Valley Authority") is None
+    True
+    """
+    if key_a == key_b:
+        return None
+    person = entity_type in PERSON_TYPES
+    ta, tb = key_a.split(), key_b.split()
+    if person and "".join(ta) == "".join(tb):
+        return None  # a space added or lost ("joshu a hohn")
+    if not person and squash_key(key_a) == squash_key(key_b):
+        return None  # up to spacing or a legal form (scored as a legal-form pair)
+    if len(ta) == 1 and len(tb) > 1 and _acronym_pair(key_a, name_a, key_b, name_b):
+        return None
+    if len(tb) == 1 and len(ta) > 1 and _acronym_pair(key_b, name_b, key_a, name_a):
+        return None
+    if person:
+        suffix_a, suffix_b = person_suffix(key_a), person_suffix(key_b)
+        if suffix_a != suffix_b:
+            if suffix_a and suffix_b:
+                return f"generational suffixes differ: {_as_written(suffix_a, name_a)!r} / {_as_written(suffix_b, name_b)!r}"
+            return f"differs by the suffix {_as_written(suffix_a or suffix_b, name_a if suffix_a else name_b)!r}"
+        ta, tb = _split_suffix(ta)[0], _split_suffix(tb)[0]
+    nums_a = sorted(v for i, t in enumerate(ta) if (v := _number(t, i, person)) is not None)
+    nums_b = sorted(v for i, t in enumerate(tb) if (v := _number(t, i, person)) is not None)
+    if nums_a != nums_b:
+        shown_a = [t for i, t in enumerate(ta) if _number(t, i, person) is not None]
+        shown_b = [t for i, t in enumerate(tb) if _number(t, i, person) is not None]
+        return (f"numbers differ: {_shown(shown_a, name_a)} / {_shown(shown_b, name_b)}")
+    words_a = [t for i, t in enumerate(ta) if not _noise(t, person) and _number(t, i, person) is None]
+    words_b = [t for i, t in enumerate(tb) if not _noise(t, person) and _number(t, i, person) is None]
+    if words_a == words_b:
+        return None
+    if sorted(words_a) == sorted(words_b):
+        # people: "Smith John" is John Smith (keys.person_slip); other names: "University of Miami" is not
+        # "Miami University"
+        return None if person else f"the same words in another order: {_shown(words_a, name_a)} / {_shown(words_b, name_b)}"
+    if len(words_a) == 1 and len(words_b) == 1:
+        x, y = words_a[0], words_b[0]
+        if min(len(x), len(y)) > SHORT_NAME_LETTERS and OSA.distance(x, y, score_cutoff=1) <= 1:
+            return None  # a slip in a long one-word name ("Kazakhstan" / "Kazakstan")
+        if OSA.distance(x, y, score_cutoff=2) <= 2 or _plural(x, y) or x.startswith(y) or y.startswith(x):
+            return f"short names a letter or two apart: {_as_written(x, name_a)!r} / {_as_written(y, name_b)!r}"
+        return f"different names: {_as_written(x, name_a)!r} / {_as_written(y, name_b)!r}"
+    lone_a = _lone_words(ta, tb, person)
+    lone_b = _lone_words(tb, ta, person)
+    if not person and not (lone_a and lone_b):
+        # a last word of one or two letters only one name has is a cut or misspelt legal form ("Akzo Nobel N",
+        # "... Electronics N.C."), not a name word; against another such word ("Plan A" / "Plan B") it counts
+        lone_a = [w for w in lone_a if not (len(w) <= 2 and w == ta[-1])]
+        lone_b = [w for w in lone_b if not (len(w) <= 2 and w == tb[-1])]
+    if not lone_a and not lone_b:
+        return None
+    near = next(((x, y) for x in lone_a for y in lone_b if min(len(x), len(y)) < SHORT_WORD_LETTERS
+                 and OSA.distance(x, y, score_cutoff=2) <= 2), None)
+    if near is not None:
+        return f"short words a letter or two apart: {_as_written(near[0], name_a)!r} / {_as_written(near[1], name_b)!r}"
+    if lone_a and lone_b:
+        return f"different words: {_shown(lone_a, name_a)} / {_shown(lone_b, name_b)}"
+    lone, name = (lone_a, name_a) if lone_a else (lone_b, name_b)
+    kind = "initial" if all(len(w) == 1 for w in lone) else "word"
+    return f"differs by the {kind}{'s' if len(lone) > 1 else ''} {_shown(lone, name)}"
+
+
+def _lone_words(tokens: Sequence[str], other: Sequence[str], person: bool) -> list[str]:
+    """The content words of `tokens` (no noise word, no number) that are no word of `other` written another
+    way (keys._same_word: an initial, abbreviation, plural or slip; noise words of `other` count, so
+    "Koniklijke" is a slip of "Koninklijke"), nor one word written in two ("konink lijke" / "koninklijke"),
+    nor two written in one ("storagetechnologies" / "storage technologies")."""
+    have = set(other)
+    joined = {a + b for a, b in zip(other, other[1:]) if min(len(a), len(b)) >= 3}
+    out = []
+    for i, tok in enumerate(tokens):
+        if tok in have or _noise(tok, person) or _number(tok, i, person) is not None:
+            continue
+        if any(_same_word(tok, o, person) for o in have) or any(_same_glued(tok, o) for o in joined):
+            continue
+        glued = [a + b for a, b in ((tokens[i - 1] if i > 0 else "", tok), (tok, tokens[i + 1] if i + 1 < len(tokens) else ""))
+                 if min(len(a), len(b)) >= 3]
+        if any(_same_glued(g, o) for g in glued for o in have):
+            continue
+        out.append(tok)
+    return out
+
+
+def _same_glued(glued: str, word: str) -> bool:
+    """Two words written as one equal a word, or a slip of it (a long word: keys.is_typo)."""
+    return glued == word or (min(len(glued), len(word)) > 8 and is_typo(glued, word, prefix=False))
+
+
+def _plural(x: str, y: str) -> bool:
+    short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+    return long_ in (short + "s", short + "es") or (short.endswith("y") and long_ == short[:-1] + "ies")
+
+
+def _acronym_pair(short_key: str, short_name: str, long_key: str, long_name: str) -> bool:
+    """short is an acronym of long (keys.acronym of its key or of its name as written)."""
+    return short_key in {acronym(long_key), acronym(long_name) if long_name else ""} - {""}
+
+
+def _as_written(word: str, name: str) -> str:
+    """A key's word as the name writes it ("quincy" in "John Quincy Adams" -> "Quincy"), else the word."""
+    for token in re.findall(r"[\w.'\u2019`]+", name):
+        if normalise_name(token) == word:
+            return token.strip(".")
+    return word
+
+
+def _shown(words: Sequence[str], name: str) -> str:
+    return " ".join(repr(_as_written(w, name)) for w in words) if words else "none"

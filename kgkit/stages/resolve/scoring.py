@@ -29,6 +29,8 @@ from kgkit.stages.resolve.keys import (
     looks_like_acronym,
     person_parts,
     person_slip,
+    person_suffix,
+    policy_guard,
     qualifier_words,
     squash_key,
     token_conflict,
@@ -150,6 +152,10 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         features[f"rule_{rule}"] = 1.0
         label = {"initials": "initials agree", "middle": "same names, one adds a middle name or initial",
                  "surname_only": "one gives only the surname"}[rule]
+        if rule == "middle" and person_parts(ka)[0] == person_parts(kb)[0]:
+            label = "same names, one adds a generational suffix"
+        elif person_suffix(ka) != person_suffix(kb):
+            label += " (one adds a generational suffix)"
         reasons.append(f"{label}: {ka!r} ~ {kb!r}")
         # a bare surname ("Smith", "Mr. Smith") says no more than the rule, however alike the strings look
         score = floor if rule == "surname_only" else max(score, floor)
@@ -224,7 +230,17 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
             reasons.append(f"mentioned together in {len(da & db)} document(s)")
     if blocks:
         reasons.append("proposed by: " + ", ".join(blocks))
-    return round(min(score, 1.0), 4), features, reasons
+    score = min(score, 1.0)
+    cap = min(cfg.guard_cap, cfg.auto_accept - 0.01)
+    if cfg.guards and score > cap and ta == tb and (why := policy_guard(ka, kb, ta, na, nb)) is not None:
+        features["guard"] = 1.0
+        reasons.insert(0, f"{GUARD_PREFIX}{why}")
+        score = cap
+    return round(score, 4), features, reasons
+
+
+GUARD_PREFIX = "not for the policy, a person decides: "
+"""The reason line of a pair keys.policy_guard holds back (first among its reasons)."""
 
 
 STRING_SCORERS = (fuzz.ratio, fuzz.token_sort_ratio, fuzz.token_set_ratio, JaroWinkler.normalized_similarity)

@@ -9,8 +9,16 @@ weighted reciprocal rank fusion. See docs/search.md.
 """
 
 from kgkit.stages.search.fusion import mmr, rollup, rrf
-from kgkit.stages.search.index import CHANNELS, HIT_COLUMNS, Filters, SearchConfig, SearchIndex, SearchStore
+from kgkit.stages.search.index import (
+    CHANNELS,
+    HIT_COLUMNS,
+    Filters,
+    IndexChanges,
+    SearchConfig,
+    SearchIndex,
+    SearchStore,
+)
 from kgkit.stages.search.items import SearchItem, entities_by_chunk, items_from_chunks, items_from_graph
 
-__all__ = ["CHANNELS", "HIT_COLUMNS", "Filters", "SearchConfig", "SearchIndex", "SearchItem", "SearchStore", "entities_by_chunk",
-           "items_from_chunks", "items_from_graph", "mmr", "rollup", "rrf"]
+__all__ = ["CHANNELS", "HIT_COLUMNS", "Filters", "IndexChanges", "SearchConfig", "SearchIndex", "SearchItem", "SearchStore",
+           "entities_by_chunk", "items_from_chunks", "items_from_graph", "mmr", "rollup", "rrf"]

@@ -10,7 +10,7 @@ transaction. Embeddings come from the `embedder` (through `cache` when given: on
 >>> index = SearchIndex(embedder=HashingEmbedder(dim=64))
 >>> index.add([SearchItem(id="e1", kind="entity", title="Ada Lovelace", body="Person", type="Person"),
 ...            SearchItem(id="c1", kind="chunk", title="", body="Ada wrote the first program.", document_id="d1")])
-{'added': 2, 'replaced': 0, 'unchanged': 0, 'removed': 0}
+IndexChanges(added=2, replaced=0, unchanged=0, removed=0)
 >>> index.search("first program", limit=1)["id"].tolist()
 ['c1']
 >>> index.search("ada", kind="entity")["id"].tolist()
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from kgkit.core.records import Record
 from kgkit.stages.search.bm25 import GrowingArray, KeywordIndex
 from kgkit.stages.search.dense import DenseIndex
 from kgkit.stages.search.fusion import mmr, rrf
@@ -45,6 +46,18 @@ CHANNELS = ("keyword", "dense", "graph")
 HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "chunk_id", "start", "end", "evidence",
                "text", "documents", "entities", "keyword_rank", "keyword_score", "dense_rank", "dense_score",
                "graph_rank", "graph_score"]
+
+
+class IndexChanges(Record):
+    """What one `SearchIndex.add` or `remove` changed: items added, replaced (content changed), unchanged, removed."""
+
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    removed: int = 0
+
+    def to_json_dict(self) -> dict[str, int]:
+        return self.model_dump()
 
 
 @dataclass(frozen=True)
@@ -233,7 +246,7 @@ class SearchIndex:
         return embed_texts(list(texts), embedder=self.embedder)
 
     def add(self, items: Iterable[SearchItem], *, vectors: np.ndarray | None = None,
-            _between_rows: Any = None) -> dict[str, int]:
+            _between_rows: Any = None) -> IndexChanges:
         """Add new items, replace those whose content hash changed, skip unchanged ones (one transaction).
         `vectors` (one row per item, from the index's embedder) skips embedding; by default items are embedded."""
         items = list(items)
@@ -269,9 +282,9 @@ class SearchIndex:
                 self._append(item, vector, first + offset)
             self.keyword.settle()
             self._dirty = self._dirty or bool(fresh)
-        return {"added": len(fresh) - replaced, "replaced": replaced, "unchanged": unchanged, "removed": 0}
+        return IndexChanges(added=len(fresh) - replaced, replaced=replaced, unchanged=unchanged)
 
-    def remove(self, ids: Iterable[str]) -> dict[str, int]:
+    def remove(self, ids: Iterable[str]) -> IndexChanges:
         """Remove items by id (one transaction); unknown ids are ignored."""
         present = [i for i in dict.fromkeys(ids) if i in self.row_of]
         if self.store is not None and present:
@@ -280,7 +293,7 @@ class SearchIndex:
             for item_id in present:
                 self._retire(item_id)
             self._dirty = self._dirty or bool(present)
-        return {"added": 0, "replaced": 0, "unchanged": 0, "removed": len(present)}
+        return IndexChanges(removed=len(present))
 
     def _append(self, item: SearchItem, vector: np.ndarray | None, row: int) -> None:
         """Record `item` as `row` (its keyword row, added by the caller) in every per-row structure."""

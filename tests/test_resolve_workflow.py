@@ -1,0 +1,63 @@
+"""Entity resolution over a workspace (`kgkit.resolve | record | apply | undo`): the policy decides what it is
+sure of, a person's decisions survive a re-run, apply merges and journals, undo restores the bytes, and a bad
+decisions file changes nothing. The commands (and the terminal review) are tested end to end in
+test_cli_resolve.py."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from test_resolve_fixtures import graph
+
+import kgkit
+from kgkit import io
+from kgkit.core.graph import Graph
+from kgkit.io.decisions import DecisionFileError, read_decisions
+from kgkit.io.workspace import WorkspaceError
+from kgkit.stages.resolve import person_decision
+from kgkit.testing.builders import entity_row
+from kgkit.workflows.run import import_graph
+
+AT, LATER = "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"
+
+
+def ambiguous_graph() -> Graph:
+    """Jane Smith, John Smith, J. Smith and Dr. Jane Smith: one sure merge, two candidates for a person."""
+    return Graph.empty().replace(entities=pd.DataFrame([
+        entity_row("Person:jane smith", "Jane Smith", "Person", 3), entity_row("Person:john smith", "John Smith", "Person", 3),
+        entity_row("Person:j smith", "J. Smith", "Person", 1), entity_row("Person:dr jane smith", "Dr. Jane Smith", "Person", 1)]))
+
+
+def test_resolve_record_apply_undo(tmp_path):
+    ws = tmp_path / "ws"
+    import_graph(ws, ambiguous_graph(), write_view=False)  # a workspace's graph: communities found, committed
+    before = (ws / "graph.json").read_bytes()
+    found = kgkit.resolve(ws, at=AT)
+    assert found.summary()["policy_merges"] == 1 and found.summary()["pending_review"] == 2 == len(found.pending)
+    # a person: the first pending candidate -> merge with a note; the second -> keep apart
+    first, second = found.pending
+    kgkit.record(ws, [person_decision("merge", (first.source, first.target), why="same author", who="ana", at=AT),
+                      person_decision("keep_apart", (second.source, second.target), why="review", who="ana", at=AT)])
+    mine = [d for d in read_decisions(ws) if d.decided_by == "person"]
+    assert sorted(d.kind for d in mine) == ["keep_apart", "merge"] and {d.who for d in mine} == {"ana"}
+    # re-running resolve keeps the person decisions exactly, and nothing is left to review
+    again = kgkit.resolve(ws, at=LATER)
+    assert [d for d in read_decisions(ws) if d.decided_by == "person"] == mine and again.pending == []
+    applied = kgkit.apply(ws)
+    assert applied.changed and applied.journal == "journal/0001.json" and (ws / applied.journal).is_file()
+    assert len(applied.before.entities) == 4 and len(kgkit.read_graph(ws).entities) == 2
+    assert not kgkit.apply(ws).changed  # the graph already reflects every decision
+    undone = kgkit.undo(ws)
+    assert undone.journal == "journal/0001.json" and (ws / "graph.json").read_bytes() == before
+    with pytest.raises(WorkspaceError, match="nothing to undo"):
+        kgkit.undo(ws)
+
+
+def test_bad_decisions_file_changes_nothing(tmp_path):
+    ws = tmp_path / "ws"
+    io.save_graph(graph(), ws / "graph.json")
+    before = (ws / "graph.json").read_bytes()
+    (ws / "decisions.yaml").write_text("format: kgkit.decisions/1\ndecisions:\n- {kind: merge, subjects: [a, b]}\n")
+    with pytest.raises(DecisionFileError, match=r"entry 1\b.*decided_by"):
+        kgkit.apply(ws)
+    assert (ws / "graph.json").read_bytes() == before and not (ws / "journal").exists()
