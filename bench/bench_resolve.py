@@ -1,12 +1,16 @@
-"""Entity-resolution benchmarks (issue 5): quality against ground truth and candidate-generation time.
+"""Entity-resolution benchmarks (issues 5 and 14): quality against ground truth, what the policy guards hold
+back, the near-miss trap set, and candidate-generation time.
 
-    .venv/bin/python bench/bench_resolve.py            # all parts; prints a markdown section for RESULTS.md
-    .venv/bin/python bench/bench_resolve.py --parts a  # (a) synthetic sift-kg extractions vs sift-kg 0.9.0
-                                                       # (b) PATSTAT + FEBRL vs a rapidfuzz baseline
-                                                       # (c) candidate generation time, 10k / 100k entities
+    .venv/bin/python bench/bench_resolve.py             # all parts; prints a markdown section for RESULTS.md
+    .venv/bin/python bench/bench_resolve.py --parts ab  # (a) synthetic sift-kg extractions vs sift-kg 0.9.0
+                                                        # (b) PATSTAT + FEBRL vs a rapidfuzz baseline
+                                                        # (c) candidate generation time, 10k / 100k entities
+                                                        # (d) the near-miss trap set (tests/data/near_miss_pairs.csv)
 
-Needs ../shared (the generator and the ER data sets); skips with a message when it is absent. sift-kg runs
-from its own venv (SIFTKG_VENV, default /tmp/siftkg-venv) when present, else its column is left out.
+Needs ../shared (the generator and the ER data sets) for (a)-(c); they are skipped with a message when it is
+absent. sift-kg runs from its own venv (SIFTKG_VENV, default /tmp/siftkg-venv) when present, else its column is
+left out. (a) and (b) also score kgkit with the policy guards off (ResolveConfig(guards=False),
+Policy(guards=False)): the difference is what the guards leave to a person.
 
 Scoring. kgkit: build the graph (exact-id merge), merge_candidates -> decide (default policy) ->
 apply_decisions; each input name lands in the entity its id maps to. B-cubed precision/recall per item;
@@ -89,14 +93,16 @@ def row(name: str, p: float, r: float) -> str:
 # --------------------------------------------------------------------------- kgkit
 
 
-def kgkit_resolve(graph, *, embedder=None, config=None) -> tuple[dict[str, str], dict[str, float]]:
-    """entity id -> final id after the default policy, and timings (the candidates under "candidate_list")."""
-    from kgkit.stages.resolve import ResolveConfig, apply_decisions, decide, merge_candidates
+def kgkit_resolve(graph, *, embedder=None, config=None, guards: bool = True) -> tuple[dict[str, str], dict[str, float]]:
+    """entity id -> final id after the default policy, and timings (the candidates under "candidate_list").
+    `guards=False`: the policy guards off (ResolveConfig(guards=False), Policy(guards=False))."""
+    from kgkit.stages.resolve import Policy, ResolveConfig, apply_decisions, decide, merge_candidates
 
     t0 = time.perf_counter()
-    cands = merge_candidates(graph, embedder=embedder, config=config or ResolveConfig())
+    config = (config or ResolveConfig()).replace(guards=guards)
+    cands = merge_candidates(graph, embedder=embedder, config=config)
     t1 = time.perf_counter()
-    decisions = decide(cands, at="2026-01-01T00:00:00+00:00")
+    decisions = decide(cands, policy=Policy(guards=guards), at="2026-01-01T00:00:00+00:00")
     out = apply_decisions(graph, decisions)
     t2 = time.perf_counter()
     stats = {"candidates_s": t1 - t0, "apply_s": t2 - t1, "candidates": len(cands),
@@ -222,6 +228,11 @@ def part_a(work: Path) -> list[str]:
         lines.append("| sift-kg | not run (no venv at SIFTKG_VENV) | | |")
     up, ur = bcubed([(kg_cluster(keys[i]), labels[i]) for i in only])
     lines.append(row("kgkit, unambiguous names only", up, ur))
+    loose, _ = kgkit_resolve(graph, guards=False)
+    lines.append(row("kgkit, policy guards off", *bcubed([(loose.get(entity_id(*k.split("|", 1)), entity_id(*k.split("|", 1))), lab)
+                                                          for k, lab in zip(keys, labels)])))
+    lines.append(row("kgkit, policy guards off, unambiguous names only", *bcubed(
+        [(loose.get(entity_id(*keys[i].split("|", 1)), entity_id(*keys[i].split("|", 1))), labels[i]) for i in only])))
     exact = policy_clusters([c for c in stats["candidate_list"] if c.step == "exact"])
     ep, er = bcubed([(exact.get(entity_id(*k.split("|", 1)), entity_id(*k.split("|", 1))), lab)
                      for k, lab in zip(keys, labels)])
@@ -299,6 +310,8 @@ def part_b() -> list[str]:
         secs = time.perf_counter() - t0
         pred = [mapping.get(entity_id(typ, n), entity_id(typ, n)) for n in names]
         systems = [(f"kgkit defaults ({secs:.1f} s)", pred)]
+        off, _ = kgkit_resolve(graph, guards=False)
+        systems.append(("kgkit, policy guards off", [off.get(entity_id(typ, n), entity_id(typ, n)) for n in names]))
         if label.startswith("PATSTAT"):
             from kgkit.stages.resolve import ResolveConfig
 
@@ -311,7 +324,7 @@ def part_b() -> list[str]:
             pp, pr = pairwise(clusters, truth)
             lines.append(f"| {label} | {system} | {bp:.3f} | {br:.3f} | {f1(bp, br):.3f} | {pp:.3f} | {pr:.3f} | {f1(pp, pr):.3f} |")
         if label.startswith("PATSTAT"):
-            errors = _patstat_errors(names, truth, systems[1][1])
+            errors = _patstat_errors(names, truth, systems[2][1])
         if label.startswith("FEBRL dataset3"):
             febrl_errors = _febrl_errors(names, truth, pred)
     return [*lines, "", *errors, "", *febrl_errors]
@@ -440,17 +453,69 @@ def part_c() -> list[str]:
     return [*lines, "", f"Load average (1 min) when part (c) ended: {os.getloadavg()[0]:.1f}."]
 
 
+def part_d() -> list[str]:
+    """The near-miss trap set: one graph holding both names of every pair (one document per pair, both linked
+    to one shared neighbour), the default cascade and policy; with the guards on and off."""
+    import csv
+
+    from kgkit.core.domain import parse_domain
+    from kgkit.core.names import entity_id
+    from kgkit.core.records import (
+        ChunkExtraction,
+        DocumentExtraction,
+        ExtractedEntity,
+        ExtractedRelation,
+        TextExtraction,
+    )
+    from kgkit.stages.build import build_graph
+    from kgkit.stages.resolve import Policy, ResolveConfig, decide, merge_candidates, pending
+
+    with (ROOT / "tests" / "data" / "near_miss_pairs.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    shared = {"Location": "Gazetteer", "Person": "Biographical Dictionary", "Organization": "Register of Bodies",
+              "Event": "Chronicle of Events"}
+    dom = parse_domain("name: traps\nentity_types: {Location: a, Person: b, Organization: c, Event: d, Topic: e, "
+                       "Other: f}\nrelation_types: {DESCRIBED_IN: {description: x}}")
+    docs = []
+    for i, r in enumerate(rows):
+        a, b, t, s = r["name_a"], r["name_b"], r["type"], shared[r["type"]]
+        ext = TextExtraction(extractor_id="bench", quality="imported",
+                             entities=(ExtractedEntity(name=a, type=t), ExtractedEntity(name=b, type=t),
+                                       ExtractedEntity(name=s, type="Topic")),
+                             relations=tuple(ExtractedRelation(source=x, source_type=t, type="DESCRIBED_IN", target=s,
+                                                               target_type="Topic", confidence=0.6, evidence=x)
+                                             for x in (a, b)))
+        docs.append(DocumentExtraction(document_id=f"p{i}", path=f"p{i}", chunks=(
+            ChunkExtraction(chunk_id=f"p{i}#0", document_id=f"p{i}", extraction=ext),)))
+    graph = build_graph(docs, domain=dom)
+    pairs = [(r["category"], frozenset((entity_id(r["type"], r["name_a"]), entity_id(r["type"], r["name_b"]))))
+             for r in rows]
+    lines = ["### (d) Near-miss trap set (tests/data/near_miss_pairs.csv): distinct real things with close names", "",
+             f"{len(rows)} pairs ({', '.join(f'{k} {v}' for k, v in sorted(Counter(c for c, _ in pairs).items()))}); "
+             f"one graph of {len(graph.entities)} entities holds both names of every pair.", "",
+             "| policy | merges in the graph | trap pairs merged | trap pairs pending for a person |", "|---|---|---|---|"]
+    for label, guards in (("default (guards on)", True), ("guards off", False)):
+        cands = merge_candidates(graph, config=ResolveConfig(guards=guards))
+        decisions = decide(cands, policy=Policy(guards=guards), at="2026-01-01T00:00:00+00:00")
+        merged = {frozenset(d.subjects) for d in decisions if d.kind == "merge"}
+        waiting = {frozenset((c.source, c.target)) for c in pending(cands, decisions)}
+        hit = Counter(c for c, p in pairs if p in merged)
+        lines.append(f"| {label} | {len(merged)} | {sum(hit.values())} ({', '.join(f'{k} {v}' for k, v in sorted(hit.items())) or '-'}) "
+                     f"| {sum(p in waiting for _, p in pairs)} |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--parts", default="abc")
+    ap.add_argument("--parts", default="abcd")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kgkit-bench-resolve")
     args = ap.parse_args()
+    lines = ["## Entity resolution", ""]
     if not SHARED.is_dir():
-        print(f"skipped: {SHARED} is absent (the generator and the ER data sets live there)")
-        return
+        print(f"skipped (a)-(c): {SHARED} is absent (the generator and the ER data sets live there)", file=sys.stderr)
+        args.parts = "".join(p for p in args.parts if p == "d")
     args.work.mkdir(parents=True, exist_ok=True)
-    lines = ["## Entity resolution (issue 5)", ""]
-    for part, fn in (("a", lambda: part_a(args.work)), ("b", part_b), ("c", part_c)):
+    for part, fn in (("a", lambda: part_a(args.work)), ("b", part_b), ("c", part_c), ("d", part_d)):
         if part in args.parts:
             lines += [*fn(), ""]
             print("\n".join(lines), flush=True, file=sys.stderr)

@@ -24,8 +24,9 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Workspace": "kgkit.io.workspace", "WorkspaceBusy": "kgkit.io.workspace", "WorkspaceError": "kgkit.io.workspace",
     "Cache": "kgkit.io.cache", "Graph": "kgkit.core.graph", "load_domain": "kgkit.io.files",
-    "run": "kgkit.workflows.run", "extract": "kgkit.workflows.run", "build": "kgkit.workflows.run",
-    "communities": "kgkit.workflows.run", "view": "kgkit.workflows.run", "read_graph": "kgkit.workflows.run",
+    "run": "kgkit.workflows.run", "extract": "kgkit.workflows.run", "build": "kgkit.workflows.graph",
+    "communities": "kgkit.workflows.graph", "view": "kgkit.workflows.graph", "read_graph": "kgkit.workflows.graph",
+    "import_graph": "kgkit.workflows.graph", "import_siftkg": "kgkit.workflows.graph",
     "index": "kgkit.workflows.index", "search": "kgkit.workflows.index",
     "resolve": "kgkit.workflows.resolve", "record": "kgkit.workflows.resolve", "apply": "kgkit.workflows.resolve",
     "undo": "kgkit.workflows.resolve", "narrate": "kgkit.workflows.narrate",

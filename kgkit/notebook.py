@@ -78,10 +78,11 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from kgkit.views.graph import graph_html
     from kgkit.views.widgets import ClusterMap, MergeReview, actions_to_decisions
     from kgkit.workflows.corpus import extract_documents, load_corpus
+    from kgkit.workflows.graph import build, communities, read_graph, view
     from kgkit.workflows.index import index, search
     from kgkit.workflows.narrate import narrate
     from kgkit.workflows.resolve import apply, decisions, record, resolve, undo
-    from kgkit.workflows.run import build, communities, extract, read_graph, run, view
+    from kgkit.workflows.run import extract, run
 
 # name -> (module, attribute): loaded on first use
 _LAZY: dict[str, tuple[str, str]] = {
@@ -264,7 +265,8 @@ def open_graph(workspace: Workspace, corpus: str | os.PathLike[str], *, domain: 
     from kgkit.io.cache import Cache
     from kgkit.io.workspace import GRAPH
     from kgkit.workflows.corpus import load_corpus
-    from kgkit.workflows.run import read_graph, run
+    from kgkit.workflows.graph import read_graph
+    from kgkit.workflows.run import run
 
     config = workspace.manifest().config
     cache = cache if cache is not None else Cache(workspace.cache_dir)
@@ -303,12 +305,9 @@ def make_extractor(model: str | None = None, *, max_cost: float = 0.5, cache: An
 def embed_names(cache: Any, texts: Sequence[str], *, embedder: Any) -> np.ndarray:
     """One vector per text (a float32 matrix), each through the cache (the `embed` stage), so a re-run embeds
     nothing again."""
-    import numpy as np
+    from kgkit.stages.embed import CachedEmbedder
 
-    from kgkit.stages.embed import embed_rows
-
-    rows = cache.map(embed_rows, list(texts), embedder=embedder, batch_size=256)
-    return np.stack(rows).astype(np.float32) if rows else np.zeros((0, embedder.dim), dtype=np.float32)
+    return CachedEmbedder(embedder, cache)(texts)
 
 
 def now() -> str:

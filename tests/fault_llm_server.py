@@ -12,9 +12,9 @@ hostile_names (markup and control characters in entity names), bad_key (401).
 
 The server keeps its own books: `log` has one `Request` per HTTP request (what it was, how it was answered, the
 usage it *reported* and the tokens it *billed*). Billing follows what a provider does: an answer bills the
-prompt (the messages counted with gpt-4o's tokenizer, 4 tokens a message, and the tools as JSON) and the
-answer's own tokens — whatever usage it reports; a stall bills the prompt and the request's `max_tokens` (the
-work may have been done); errors and resets bill nothing.
+prompt (the messages counted with litellm's bundled tiktoken encoding, 4 tokens a message, the tools as JSON)
+and the answer's own tokens — whatever usage it reports; a stall bills the prompt and the request's
+`max_tokens` (the work may have been done); errors and resets bill nothing.
 `spent(price_in, price_out)` is the provider's bill in dollars, independent of kgkit's ledger.
 
 Bounded: at most `max_requests` requests (later ones get HTTP 400, which litellm does not retry) and
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from kgkit.llm.client import import_litellm
 from kgkit.testing.fake_llm import fake_answer
 
 MODES = ("valid", "malformed_json", "wrong_schema", "empty_choices", "rate_limit", "server_error",
@@ -75,13 +76,14 @@ _ENCODER: list[Any] = []
 
 
 def tokens(text: str) -> int:
-    """Tokens as OpenAI's gpt-4o models count them (tiktoken o200k_base, bundled with litellm); characters / 3
-    (more than any common tokenizer) when tiktoken cannot load it."""
+    """Tokens as OpenAI counts them, with the tokenizer litellm bundles (tiktoken cl100k_base; gpt-4o's o200k
+    counts English about the same); characters / 3 (more than any common tokenizer) if it cannot load."""
     if not _ENCODER:
         try:
-            import tiktoken
+            import_litellm()
+            from litellm.litellm_core_utils.default_encoding import encoding  # bundled: never downloaded
 
-            _ENCODER.append(tiktoken.get_encoding("o200k_base"))
+            _ENCODER.append(encoding)
         except Exception:
             _ENCODER.append(None)
     encoder = _ENCODER[0]
@@ -195,14 +197,15 @@ class FaultServer:
 
     # ------------------------------------------------------------------ the books
 
-    def requests(self, kind: str | None = None, *, since: int = 0) -> list[Request]:
+    def requests(self, kind: str | None = None, *, since: int = 0, until: int | None = None) -> list[Request]:
+        """The logged requests [since:until] (of one `kind`: extract, summary, preflight, other)."""
         with self._lock:
-            return [r for r in self.log[since:] if kind is None or r.kind == kind]
+            return [r for r in self.log[since:until] if kind is None or r.kind == kind]
 
-    def spent(self, price_in: float, price_out: float, *, since: int = 0) -> float:
-        """The provider's bill in dollars (prices per 1M tokens), from its own log."""
+    def spent(self, price_in: float, price_out: float, *, since: int = 0, until: int | None = None) -> float:
+        """The provider's bill in dollars (prices per 1M tokens) for requests [since:until], from its own log."""
         return sum(r.billed_prompt * price_in + r.billed_completion * price_out
-                   for r in self.requests(since=since)) / 1e6
+                   for r in self.requests(since=since, until=until)) / 1e6
 
     # ------------------------------------------------------------------ answering
 
@@ -292,7 +295,7 @@ class FaultServer:
             return '{"entities": [{"name": "Ada", "type": "Person"'  # cut off
         if mode == "wrong_schema":
             return json.dumps({"people": ["Ada"], "links": []})
-        if not first or "Chunk:" not in first[-1]["content"] and not first[-1]["content"].startswith("Summarise"):
+        if not first or ("Chunk:" not in first[-1]["content"] and not first[-1]["content"].startswith("Summarise")):
             return "OK"
         answer = json.loads(fake_answer(first[-1:]))
         if mode == "hostile_names" and "entities" in answer:

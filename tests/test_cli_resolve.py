@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from kgkit import io
 from kgkit.cli import app
 from kgkit.io.decisions import read_decisions
-from kgkit.workflows.run import import_graph
+from kgkit.workflows.graph import import_graph
 
 
 def test_resolve_review_apply_undo(tmp_path):

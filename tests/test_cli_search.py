@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_search_workflow import ran_workspace
+from test_search_workflow import indexed_workspace
 from typer.testing import CliRunner
 
 from kgkit.cli import app
+from kgkit.testing.workspaces import sample_workspace
 
 HIT_KEYS = {"rank", "id", "kind", "score", "title", "type", "text", "provenance", "channels", "entities"}
 TOP_KEYS = {"schema", "query", "terms", "filters", "channels", "lookup", "weights", "limit", "offset", "total", "next_offset", "timings_ms", "hits"}
@@ -19,17 +20,24 @@ INDEX_KEYS = {"added", "replaced", "unchanged", "removed", "items", "documents_u
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    """A workspace run by the library, indexed by `kgkit index` (the end-to-end index run)."""
-    corpus, ws = ran_workspace(tmp_path_factory.mktemp("search"))
+    """A workspace run and indexed by the library (shared with test_search_workflow.py)."""
+    return indexed_workspace(tmp_path_factory)
+
+
+def test_index_command_prints_its_counts_and_reads_the_run_corpus(tmp_path):
+    ws = sample_workspace(tmp_path)
     runner = CliRunner()
-    result = runner.invoke(app, ["index", str(corpus), "-w", str(ws), "--embedder", "hashing"])
+    result = runner.invoke(app, ["index", str(tmp_path / "docs"), "-w", str(ws.root), "--embedder", "hashing"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output.strip().splitlines()[-1])
     assert set(report) >= INDEX_KEYS and report["added"] == report["items"] > 0
-    again = runner.invoke(app, ["index", "-w", str(ws), "--embedder", "hashing"])  # the run's corpus by default
+    again = runner.invoke(app, ["index", "-w", str(ws.root), "--embedder", "hashing"])  # the run's corpus by default
     assert again.exit_code == 0, again.output
     assert json.loads(again.output.splitlines()[-1])["unchanged"] == report["items"]
-    return corpus, ws
+    missing = runner.invoke(app, ["index", str(tmp_path / "nope"), "-w", str(ws.root)])
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output
+    hits = search(ws.root, "Ada Lovelace", "--kind", "entity")["hits"]
+    assert hits[0]["title"] == "Ada Lovelace"  # the index the command built answers
 
 
 def search(ws, *args):

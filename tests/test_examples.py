@@ -2,17 +2,22 @@
 
 Each ```bash and ```python block of README.md and docs/*.md is one test. It runs in a fresh temporary folder
 holding links to the repository's `data`, `tests` and `.venv` (so `data/demo/sotu_1934_1946`,
-`tests/fixtures/siftkg` and `K=.venv/bin/kgkit` work, and nothing is written into the repository), with
-`.venv/bin` first on PATH, HOME in the folder, and the offline settings of tests/conftest.py. A block that
-names `workspace/demo` gets a copy of the demo workspace, built once per session as `make demo` builds it
-(its cache also holds the people_orgs_events extractions and the search embeddings, so re-running those steps
-is cheap). A bash block runs line by line in one `bash -e` session; each line must exit 0 (an interactive
-`kgkit review` gets its answers on stdin). A python block runs with the venv's python statement by statement,
-like a notebook cell (each expression's repr is taken). Then a few things a user would notice are checked.
+`tests/fixtures/siftkg` and `K=.venv/bin/kgkit` work as written, and nothing is written into the repository),
+with `.venv/bin` first on PATH, `$K` set, HOME in the folder, EDITOR=true and the offline settings of
+tests/conftest.py. A block that names `workspace/demo` gets a copy of the demo workspace, built once per session
+as `make demo` builds it; its cache also holds the people_orgs_events extractions and the search embeddings, so
+re-running those steps is cheap. A bash block runs line by line in one `bash -e` session and every line must
+exit 0 (an interactive `kgkit review` gets its answers on stdin); a python block runs with the venv's python
+statement by statement, like a notebook cell (each expression's repr is taken). Then a few things a user would
+notice are checked (CHECKS).
 
-Models are real HTTP servers on 127.0.0.1 (tests/llm_server.py): an OpenAI-compatible one (OPENAI_BASE_URL,
-OPENROUTER_API_BASE) and Ollama's API on port 11434, answering with valid extraction / discovery / narration
-JSON and usage; a line that needs a port already taken is skipped and says so.
+Models answer from real HTTP servers on 127.0.0.1 (tests/llm_server.py): an OpenAI-compatible one
+(OPENAI_BASE_URL, OPENROUTER_API_BASE) and Ollama's API on port 11434 (vLLM's usual 8000 too), with valid
+extraction / discovery / narration JSON and usage. A line that needs a fixed port already taken on this machine
+is not run, and says so.
+
+The examples are subprocesses, so they run EXAMPLE_WORKERS at a time from the session's start (the demo build
+alongside the examples that do not need it); each test waits for its own example and checks it.
 """
 
 from __future__ import annotations
@@ -22,11 +27,15 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import textwrap
+import threading
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,23 +49,25 @@ VENV_BIN = ROOT / ".venv" / "bin"
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINKS = ("data", "tests", ".venv")  # what an example's folder links to
 DEMO = "data/demo/sotu_1934_1946"
-OLLAMA_PORT, VLLM_PORT = 11434, 8000
-BLOCK_TIMEOUT = 900  # seconds, a whole block
+FIXED_PORTS = (11434, 8000)  # Ollama's and vLLM's usual ports, as the docs write them
+EXAMPLE_WORKERS = 2  # examples run at once (each is one process at a time)
+TIMEOUT = 900  # seconds, one block or one step of the demo build
+DEMO_MIN = 350  # entities (and relations) the demo's graph has at least, whatever the domain (~400-500)
+SERVER_SECONDS, SERVER_REQUESTS = 3600, 6000  # bounds of each local model server over the session
 
-# Blocks that are not commands to run here, by (file, first line's start) -> why.
+# Blocks that are not commands to run here: (file, start of the first line) -> why.
 SKIP_BLOCKS = {
-    ("README.md", "make demo"): "sets up .venv and runs the demo (what the session fixture below does) and the suite",
+    ("README.md", "make demo"): "sets up .venv and runs the demo (the session's demo build does the same) and the suite",
     ("docs/notebooks.md", "with app.setup:"): "shows the structure of a marimo notebook file, not code to run",
 }
-# Lines that are not run, wherever they are: start of the command -> why.
+# Lines that are not run, in any block: a substring of the line -> why.
 SKIP_LINES = {
     ".venv/bin/marimo edit": "opens the interactive marimo editor",
-    "KGKIT_WORKSPACE=~/kg/ws .venv/bin/marimo edit": "opens the interactive marimo editor",
     ".venv/bin/jupyter lab": "opens the interactive JupyterLab server",
     ".venv/bin/python notebooks/": "runs a notebook headless: tests/test_notebooks.py runs every notebook",
 }
-# Answers on stdin for interactive lines: command substring -> text.
-STDIN = {"kgkit review": "k\nnot the same: checked by hand\nq\n", "$K review": "k\nnot the same: checked by hand\nq\n"}
+# Answers on stdin for interactive commands: a substring of the line -> its stdin.
+STDIN = {" review ": "k\nnot the same: checked by hand\nq\n"}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -78,6 +89,10 @@ class Block:
     def first(self) -> str:
         return next((s.strip() for s in self.text.splitlines() if s.strip()), "")
 
+    @property
+    def needs_demo(self) -> bool:
+        return "workspace/demo" in self.text
+
 
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
 
@@ -93,15 +108,39 @@ def doc_blocks() -> list[Block]:
     return blocks
 
 
-def skip_reason(block: Block) -> str | None:
+def bash_lines(text: str) -> list[str]:
+    """A bash block's commands: one a line (a trailing backslash continues it); blank lines and comments dropped."""
+    lines, current = [], ""
+    for raw in text.splitlines():
+        if not current and (not raw.strip() or raw.lstrip().startswith("#")):
+            continue
+        current += raw
+        if current.endswith("\\"):
+            current = current[:-1] + " "
+            continue
+        lines.append(current)
+        current = ""
+    return [*lines, current] if current else lines
+
+
+def block_skip(block: Block, taken: set[int]) -> str | None:
     for (file, start), why in SKIP_BLOCKS.items():
         if block.file == file and block.first.startswith(start):
             return why
+    commands = bash_lines(block.text) if block.lang == "bash" else []
+    if commands and all(line_skip(c, taken) for c in commands):
+        return "; ".join(sorted({line_skip(c, taken) or "" for c in commands}))
     return None
 
 
-def needs_demo(block: Block) -> bool:
-    return "workspace/demo" in block.text
+def line_skip(command: str, taken: set[int]) -> str | None:
+    for needle, why in SKIP_LINES.items():
+        if needle in command:
+            return why
+    for port in taken:
+        if re.search(rf"(localhost|127\.0\.0\.1):{port}\b", command):
+            return f"port {port} is taken on this machine, so the local stand-in server could not listen there"
+    return None
 
 
 BLOCKS = doc_blocks()
@@ -112,104 +151,37 @@ def test_examples_found():
     readme = [b for b in BLOCKS if b.file == "README.md"]
     assert sum(b.lang == "python" for b in readme) >= 2
     assert any("kgkit.run(" in b.text for b in readme) and any("$K query" in b.text for b in readme)
+    assert all(b.lang == "bash" for b in BLOCKS if b.first.startswith("make demo"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# fixtures: servers, the demo workspace
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-@dataclass
-class Servers:
-    openai: LLMServer
-    fixed: dict[int, LLMServer | None]  # port -> server (None: the port was taken)
-
-    def env(self) -> dict[str, str]:
-        base = self.openai.url + "/v1"
-        return {"OPENAI_BASE_URL": base, "OPENAI_API_BASE": base, "OPENAI_API_KEY": "sk-local-test",
-                "OPENROUTER_API_BASE": base, "OPENROUTER_API_KEY": "sk-or-local-test"}
-
-    def requests(self) -> dict[str, int]:
-        out = {"openai": self.openai.requests}
-        out.update({str(p): s.requests for p, s in self.fixed.items() if s is not None})
-        return out
-
-    def errors(self) -> list[str]:
-        return [e for s in (self.openai, *self.fixed.values()) if s is not None for e in s.errors]
-
-
-@pytest.fixture(scope="session")
-def servers():
-    started = [LLMServer().start()]
-    fixed: dict[int, LLMServer | None] = {}
-    for port in (OLLAMA_PORT, VLLM_PORT):
-        fixed[port] = LLMServer(port).start() if _port_free(port) else None
-        if fixed[port] is not None:
-            started.append(fixed[port])
-    try:
-        yield Servers(started[0], fixed)
-    finally:
-        for s in started:
-            s.stop()
-
-
-def example_env(home: Path, servers: Servers) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OPENROUTER_", "OLLAMA_", "KGKIT_"))}
-    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-                "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "HOME": str(home),
-                "PATH": f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}", "K": str(VENV_BIN / "kgkit"),
-                "EDITOR": "true", "NO_COLOR": "1", "COLUMNS": "160", "PYTHONDONTWRITEBYTECODE": "1"})
-    env.update(servers.env())
-    return env
-
-
-def example_dir(base: Path) -> Path:
-    base.mkdir(parents=True, exist_ok=True)
-    for name in LINKS:
-        (base / name).symlink_to(ROOT / name, target_is_directory=True)
-    return base
-
-
-@pytest.fixture(scope="session")
-def demo_workspace(tmp_path_factory, servers) -> Path:
-    """workspace/demo as `make demo` leaves it, with a cache that also holds the people_orgs_events extractions
-    (the README's first line) and the embeddings of `kgkit index`."""
-    if os.environ.get("DEV_DEMO"):  # TEMPORARY (development only)
-        return Path(os.environ["DEV_DEMO"])
-    where = example_dir(tmp_path_factory.mktemp("demo-build"))
-    env = example_env(where, servers)
-    for cmd in (["run", DEMO, "-o", "workspace/demo", "--domain", "people_orgs_events"],
-                ["run", DEMO, "-o", "workspace/demo"], ["narrate", "workspace/demo"], ["index", "-w", "workspace/demo"]):
-        done = subprocess.run([str(VENV_BIN / "kgkit"), *cmd], cwd=where, env=env, capture_output=True, text=True,
-                              timeout=BLOCK_TIMEOUT)
-        assert done.returncode == 0, f"kgkit {' '.join(cmd)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return where / "workspace" / "demo"
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# running a block
+# running one example
 
 
 @dataclass
 class Line:
     n: int
     command: str
-    rc: int | None = None  # None: not reached
+    rc: int | None = None  # None: not run (skipped, or an earlier line failed)
     out: str = ""
     err: str = ""
+    seconds: float | None = None  # wall
+    cpu: float | None = None  # user + system seconds of the line's processes
     graph_sha: str | None = None  # sha256 of workspace/demo/graph.json after the line
     skipped: str | None = None
 
     def json(self) -> dict:
-        return json.loads(self.out)
+        """The last JSON value the line printed (`a && b` prints two)."""
+        decoder, values, i = json.JSONDecoder(), [], 0
+        text = self.out
+        while i < len(text):
+            if text[i].isspace():
+                i += 1
+                continue
+            value, i = decoder.raw_decode(text, i)
+            values.append(value)
+        assert values, f"no JSON printed by: {self.command}"
+        return values[-1]
 
 
 @dataclass
@@ -217,7 +189,10 @@ class Session:
     block: Block
     cwd: Path
     lines: list[Line] = field(default_factory=list)
-    output: str = ""  # python: stdout + stderr
+    output: str = ""
+    failure: str | None = None
+    seconds: float = 0.0  # wall
+    cpu: float = 0.0  # user + system seconds of the block's processes
 
     def line(self, needle: str) -> Line:
         found = [ln for ln in self.lines if needle in ln.command]
@@ -229,112 +204,166 @@ class Session:
         assert path.exists(), f"{rel} was not written"
         return path
 
-
-def bash_lines(text: str) -> list[str]:
-    """The block's commands: one per line (a trailing backslash continues it), blank lines and comments dropped."""
-    lines, current = [], ""
-    for raw in text.splitlines():
-        if not current and (not raw.strip() or raw.lstrip().startswith("#")):
-            continue
-        current += raw
-        if current.endswith("\\"):
-            current = current[:-1] + " "
-            continue
-        lines.append(current)
-        current = ""
-    if current:
-        lines.append(current)
-    return lines
+    def report(self) -> str:
+        rows = [f"{self.block.id}: {self.seconds:.1f} s wall, {self.cpu:.1f} s CPU"]
+        for ln in self.lines:
+            status = f"not run: {ln.skipped}" if ln.skipped else f"exit {ln.rc}, {ln.seconds} s wall, {ln.cpu} s CPU"
+            rows.append(f"{self.block.id} line {ln.n} ({status}): {ln.command}")
+        return "\n".join(rows)
 
 
-def line_skip(command: str, servers: Servers) -> str | None:
-    for start, why in SKIP_LINES.items():
-        if command.lstrip().startswith(start):
-            return why
-    for port, server in servers.fixed.items():
-        if server is None and re.search(rf"(localhost|127\.0\.0\.1):{port}\b", command):
-            return f"port {port} is already taken on this machine: the local stand-in server could not start"
-    return None
+class Processes:
+    """The example processes running now, each in its own process group (so closing can stop exactly them)."""
+
+    def __init__(self) -> None:
+        self.running: set[subprocess.Popen] = set()
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def run(self, args: list[str], *, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+        with self.lock:
+            if self.closed:
+                raise RuntimeError("the session is over")
+            proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+            self.running.add(proc)
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self._kill(proc)
+            out, err = proc.communicate()
+            err += f"\n[test] stopped after {TIMEOUT} s"
+        finally:
+            with self.lock:
+                self.running.discard(proc)
+        return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            running = list(self.running)
+        for proc in running:
+            self._kill(proc)
 
 
-def run_bash(block: Block, cwd: Path, env: dict[str, str], servers: Servers) -> Session:
+def example_env(home: Path, server_env: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OPENROUTER_", "OLLAMA_", "KGKIT_"))}
+    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "HOME": str(home),
+                "PATH": f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}", "K": str(VENV_BIN / "kgkit"),
+                "EDITOR": "true", "NO_COLOR": "1", "COLUMNS": "160", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update(server_env)
+    return env
+
+
+def example_dir(base: Path) -> Path:
+    base.mkdir(parents=True)
+    for name in LINKS:
+        (base / name).symlink_to(ROOT / name, target_is_directory=True)
+    return base
+
+
+def _seconds(text: str) -> float:
+    minutes, _, seconds = text.rstrip("s").partition("m")
+    return 60 * float(minutes) + float(seconds)
+
+
+def run_bash(block: Block, cwd: Path, env: dict[str, str], procs: Processes, taken: set[int]) -> Session:
+    """Every line in order in one `bash -e` session; each line's output, exit code, time and the demo graph's
+    sha256 after it are kept."""
     session = Session(block, cwd)
     logs = cwd / ".example"
     logs.mkdir()
     script = ["set -e", f"__logs={shlex.quote(str(logs))}"]
     for n, command in enumerate(bash_lines(block.text), 1):
-        line = Line(n, command)
+        line = Line(n, command, skipped=line_skip(command, taken))
         session.lines.append(line)
-        line.skipped = line_skip(command, servers)
         if line.skipped:
             continue
-        stdin = next((text for needle, text in STDIN.items() if needle in command), None)
+        stdin = next((text for needle, text in STDIN.items() if needle in f" {command} "), None)
         if stdin is not None:
             (logs / f"{n}.in").write_text(stdin)
         source = f'"$__logs/{n}.in"' if stdin is not None else "/dev/null"
-        script += [f'echo {n} > "$__logs/current"',
+        script += [f'echo {n} > "$__logs/current"; __t0=$(date +%s.%N)',
                    "{ " + command,
                    f'}} < {source} > "$__logs/{n}.out" 2> "$__logs/{n}.err"',
-                   f'__rc=$?; echo $__rc > "$__logs/{n}.rc"; [ $__rc -eq 0 ] || exit $__rc',
+                   f'__rc=$?; echo $__rc > "$__logs/{n}.rc"; echo "$__t0 $(date +%s.%N)" > "$__logs/{n}.time"',
+                   f'times > "$__logs/{n}.cpu"',
+                   '[ $__rc -eq 0 ] || exit $__rc',
                    f'if [ -f workspace/demo/graph.json ]; then sha256sum workspace/demo/graph.json > "$__logs/{n}.sha"; fi']
     (logs / "script.sh").write_text("\n".join(script) + "\n")
-    done = subprocess.run(["bash", "-e", str(logs / "script.sh")], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=BLOCK_TIMEOUT)
+    started = time.monotonic()
+    done = procs.run(["bash", "-e", str(logs / "script.sh")], cwd=cwd, env=env)
+    session.seconds = time.monotonic() - started
+    cpu_before = 0.0
     for line in session.lines:
-        rc = logs / f"{line.n}.rc"
-        if (logs / f"{line.n}.out").exists():
-            line.out = (logs / f"{line.n}.out").read_text(errors="replace")
-            line.err = (logs / f"{line.n}.err").read_text(errors="replace")
-        line.rc = int(rc.read_text()) if rc.exists() else None
-        sha = logs / f"{line.n}.sha"
-        line.graph_sha = sha.read_text().split()[0] if sha.exists() else None
-    current = (logs / "current").read_text().strip() if (logs / "current").exists() else None
-    failing = [ln for ln in session.lines if ln.rc not in (0, None)]
-    if done.returncode != 0 and not failing and current:  # `set -e` stopped inside the line (e.g. `a ; b`)
-        line = session.lines[int(current) - 1]
-        line.rc = done.returncode
-        failing = [line]
-    for line in failing:
-        pytest.fail(f"{block.id}: line {line.n} exited {line.rc}:\n$ {line.command}\n--- stdout\n"
-                    f"{line.out[-4000:]}\n--- stderr\n{line.err[-4000:]}\n{done.stderr[-2000:]}", pytrace=False)
-    assert done.returncode == 0, f"{block.id}: the script failed outside a line:\n{done.stderr[-4000:]}"
+        read = {ext: (logs / f"{line.n}.{ext}") for ext in ("out", "err", "rc", "time", "sha", "cpu")}
+        line.out = read["out"].read_text(errors="replace") if read["out"].exists() else ""
+        line.err = read["err"].read_text(errors="replace") if read["err"].exists() else ""
+        line.rc = int(read["rc"].read_text()) if read["rc"].exists() else None
+        if read["time"].exists():
+            start, end = map(float, read["time"].read_text().split())
+            line.seconds = round(end - start, 1)
+        line.graph_sha = read["sha"].read_text().split()[0] if read["sha"].exists() else None
+        if read["cpu"].exists():  # bash `times`: the children's cumulative user and system time, 2nd line
+            cpu = sum(_seconds(t) for t in read["cpu"].read_text().splitlines()[1].split())
+            line.cpu, cpu_before = round(cpu - cpu_before, 1), cpu
+    session.cpu = cpu_before
+    if done.returncode != 0:
+        current = (logs / "current").read_text().strip() if (logs / "current").exists() else ""
+        failed = next((ln for ln in session.lines if ln.rc not in (0, None)), None)
+        if failed is None and current:  # `set -e` stopped the shell inside the line (`a ; b`)
+            failed = session.lines[int(current) - 1]
+            failed.rc = done.returncode
+        if failed is None:
+            session.failure = f"{block.id}: the shell failed outside a line:\n{done.stderr[-4000:]}"
+        else:
+            session.failure = (f"{block.id}: line {failed.n} exited {failed.rc}:\n$ {failed.command}\n"
+                               f"--- stdout\n{failed.out[-4000:]}\n--- stderr\n{failed.err[-4000:]}{done.stderr[-2000:]}")
     return session
 
 
-# Runs a python block statement by statement, as a notebook cell would: each expression is evaluated and its
-# repr taken (what a notebook shows); then the test's checks run in the same namespace.
+# A python block runs statement by statement, as a notebook cell would: each expression is evaluated and its repr
+# taken (what a notebook shows); then the block's checks run in the same namespace.
 DRIVER = textwrap.dedent('''
     import ast, sys
     path, name, checks = sys.argv[1], sys.argv[2], sys.argv[3]
     source = open(path, encoding="utf-8").read()
     ns = {"__name__": "__main__"}
     for node in ast.parse(source, name).body:
-        text = ast.get_source_segment(source, node).splitlines()[0]
         if isinstance(node, ast.Expr):
-            value = eval(compile(ast.Expression(node.value), name, "eval"), ns)
-            shown = repr(value)
-            print(f">>> {text}\\n{shown[:300]}", flush=True)
+            shown = repr(eval(compile(ast.Expression(node.value), name, "eval"), ns))
+            print(f">>> {ast.get_source_segment(source, node).splitlines()[0]}\\n{shown[:300]}", flush=True)
         else:
             exec(compile(ast.Module([node], []), name, "exec"), ns)
     exec(compile(open(checks, encoding="utf-8").read(), "checks", "exec"), ns)
-    print("checks passed", flush=True)
+    import resource
+    usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    print("checks passed; cpu", sum(u.ru_utime + u.ru_stime for u in usage), flush=True)
 ''')
 
 
-def run_python(block: Block, cwd: Path, env: dict[str, str], checks: str) -> Session:
+def run_python(block: Block, cwd: Path, env: dict[str, str], procs: Processes, checks: str) -> Session:
     logs = cwd / ".example"
     logs.mkdir()
     (logs / "driver.py").write_text(DRIVER)
     (logs / "example.py").write_text(block.text)
-    (logs / "checks.py").write_text(textwrap.dedent(checks))
-    done = subprocess.run([str(VENV_BIN / "python"), str(logs / "driver.py"), str(logs / "example.py"), block.id,
-                           str(logs / "checks.py")], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=BLOCK_TIMEOUT)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, f"{block.id} failed (exit {done.returncode}):\n{output[-6000:]}"
-    assert "checks passed" in done.stdout, output[-6000:]
-    session = Session(block, cwd)
-    session.output = output
+    (logs / "checks.py").write_text(f"DEMO_MIN = {DEMO_MIN}\n" + textwrap.dedent(checks))
+    started = time.monotonic()
+    done = procs.run([str(VENV_BIN / "python"), str(logs / "driver.py"), str(logs / "example.py"), block.id,
+                      str(logs / "checks.py")], cwd=cwd, env=env)
+    session = Session(block, cwd, output=done.stdout + done.stderr, seconds=time.monotonic() - started)
+    cpu = re.search(r"^checks passed; cpu ([\d.]+)$", done.stdout, re.M)
+    session.cpu = float(cpu.group(1)) if cpu else 0.0
+    if done.returncode != 0 or cpu is None:
+        session.failure = f"{block.id} failed (exit {done.returncode}):\n{session.output[-6000:]}"
     return session
 
 
@@ -361,38 +390,39 @@ def llm_run_ok(s: Session, command: str) -> None:
 def check_readme_cli(s: Session) -> None:
     run = s.line("-o workspace/demo --domain people_orgs_events")
     entities, relations = graph_counts(s.file("workspace/demo/graph.json"))
-    assert entities > 400 and relations > 400
+    assert entities > DEMO_MIN and relations > DEMO_MIN
     llm_run_ok(s, "-o workspace/gpt --model openai/gpt-4o-mini --max-cost 1.50")
     llm_run_ok(s, "-o workspace/local --model ollama/llama3.1")
     assert "entity_types" in s.file("workspace/gpt/domain.yaml").read_text()
-    assert s.line("topology workspace/demo --json").json()["counts"]["entities"] > 400
+    assert s.line("topology workspace/demo --json").json()["counts"]["entities"] == entities
     query = s.line('query "Winston Churchill"').json()
     assert query["status"] == "found", query
     assert "Winston Churchill" in [e["name"] for e in query["entities"]["items"]]
     applied, undone = s.line("&& $K apply -w workspace/demo"), s.line("undo -w workspace/demo")
     assert applied.graph_sha != run.graph_sha, "apply merged nothing on the demo"
     assert undone.graph_sha == run.graph_sha, "undo did not restore the graph bytes that apply changed"
-    hits = s.line('search "war powers act"').json()["hits"]
-    assert any("war powers act" in (h["title"] + " " + h["text"]).lower() for h in hits), \
-        "no hit of `search \"war powers act\"` contains the phrase:\n" + "\n".join(
-            f"{h['rank']} {h['kind']} {h['title'][:40]!r} {h['text'][:70]!r}" for h in hits)
+    assert "decided_by: person" in s.file("workspace/demo/decisions.yaml").read_text()   # review's answer
     assert "## Overview" in s.file("workspace/demo/narrative.md").read_text()
     nodes = ET.parse(s.file("graph.graphml")).getroot().iter("{http://graphml.graphdrawing.org/xmlns}node")
-    assert sum(1 for _ in nodes) > 400
+    assert sum(1 for _ in nodes) == entities
     assert graph_counts(s.file("workspace/sift/graph.json"))[0] > 0
     assert "people_orgs_events" in s.line("domains").out
     assert s.file("cache.tar.gz").stat().st_size > 1000
     assert s.file("workspace/demo/graph.html").stat().st_mtime >= s.file("graph.graphml").stat().st_mtime
+    hits = s.line('search "war powers act"').json()["hits"]
+    assert any("war powers act" in (h["title"] + " " + h["text"]).lower() for h in hits), \
+        "no hit of `search \"war powers act\"` contains the phrase:\n" + "\n".join(
+            f"{h['rank']} {h['kind']} {h['title'][:40]!r} {h['text'][:70]!r}" for h in hits)
 
 
 README_RUN = """
 assert result.outcome == "complete" and not result.errors, result.outcome
-assert len(graph.entities) > 400 and len(graph.relations) > 400
+assert len(graph.entities) > DEMO_MIN and len(graph.relations) > DEMO_MIN
 assert len(graph.entity("Person:winston churchill")["provenance"]) >= 1
 """
 README_STAGES = """
 assert not errors and len(documents) == 14
-assert len(graph.entities) > 400
+assert len(graph.entities) > DEMO_MIN
 """
 
 
@@ -471,7 +501,8 @@ assert len(same.entities) == len(graph.entities) and len(same.relations) == len(
 
 
 def check_graph_cli(s: Session) -> None:
-    assert graph_counts(s.file("workspace/rebuilt/graph.json"))[0] > 400
+    demo = graph_counts(s.file("workspace/demo/graph.json"))
+    assert graph_counts(s.file("workspace/rebuilt/graph.json"))[0] == demo[0]   # the same extractions, rebuilt
     assert graph_counts(s.file("workspace/from-siftkg/graph.json"))[0] > 0
     assert json.loads(s.lines[-1].out)["learned_at"].startswith("2026-01-31")
 
@@ -496,45 +527,112 @@ CHECKS: list[tuple[str, str, Callable[[Session], None] | str]] = [
 ]
 
 
-def checks_for(block: Block) -> list[Callable[[Session, Servers], None] | str]:
-    return [check for file, needle, check in CHECKS if file == block.file and needle in block.text]
+def python_checks(block: Block) -> str:
+    return "\n".join(c for f, needle, c in CHECKS if isinstance(c, str) and f == block.file and needle in block.text)
 
 
 def test_every_check_has_its_block():
-    """A check whose block was edited away fails here rather than silently checking nothing."""
+    """A check whose example was edited away fails here rather than silently checking nothing."""
     for file, needle, _ in CHECKS:
         assert any(b.file == file and needle in b.text for b in BLOCKS), f"{file}: no example contains {needle!r}"
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the tests: blocks without the demo workspace first, so the session's demo build comes once it is needed
+# the session: local model servers, the demo workspace, the examples running in the background
 
 
-@pytest.mark.parametrize("block", sorted(BLOCKS, key=needs_demo), ids=lambda b: b.id)
-def test_example(block: Block, request, servers: Servers, tmp_path: Path):
-    why = skip_reason(block)
+def port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+class Examples:
+    """Starts the local model servers and runs the given examples, EXAMPLE_WORKERS at a time, the demo build
+    first; `result(block)` waits for one."""
+
+    def __init__(self, blocks: list[Block], base: Path) -> None:
+        self.base, self.procs = base, Processes()
+        self.servers = [LLMServer(max_requests=SERVER_REQUESTS, max_seconds=SERVER_SECONDS).start()]
+        self.taken: set[int] = set()
+        for port in FIXED_PORTS:
+            if port_free(port):
+                self.servers.append(LLMServer(port, max_requests=SERVER_REQUESTS, max_seconds=SERVER_SECONDS).start())
+            else:
+                self.taken.add(port)
+        api = self.servers[0].url + "/v1"
+        self.server_env = {"OPENAI_BASE_URL": api, "OPENAI_API_KEY": "sk-local-test", "OPENROUTER_API_BASE": api,
+                           "OPENROUTER_API_KEY": "sk-or-local-test"}
+        self.pool = ThreadPoolExecutor(EXAMPLE_WORKERS, thread_name_prefix="example")
+        todo = sorted((b for b in blocks if block_skip(b, self.taken) is None), key=lambda b: b.needs_demo)
+        self.demo: Future[Path] | None = self.pool.submit(self._build_demo) if any(b.needs_demo for b in todo) else None
+        self.futures = {b.id: self.pool.submit(self._run, b) for b in todo}
+
+    def _build_demo(self) -> Path:
+        """workspace/demo as `make demo` leaves it; its cache also holds the people_orgs_events extractions (the
+        README's first line) and the embeddings of `kgkit index`."""
+        where = example_dir(self.base / "demo-build")
+        env = example_env(where, self.server_env)
+        for step in ([DEMO, "-o", "workspace/demo", "--domain", "people_orgs_events"], [DEMO, "-o", "workspace/demo"]):
+            self._kgkit(["run", *step], where, env)
+        self._kgkit(["narrate", "workspace/demo"], where, env)
+        self._kgkit(["index", "-w", "workspace/demo"], where, env)
+        return where / "workspace" / "demo"
+
+    def _kgkit(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+        done = self.procs.run([str(VENV_BIN / "kgkit"), *args], cwd=cwd, env=env)
+        if done.returncode != 0:
+            raise RuntimeError(f"demo build: kgkit {' '.join(args)} exited {done.returncode}:\n"
+                               f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+
+    def _run(self, block: Block) -> Session:
+        cwd = example_dir(self.base / re.sub(r"\W+", "-", block.id))
+        if block.needs_demo:
+            assert self.demo is not None
+            shutil.copytree(self.demo.result(), cwd / "workspace" / "demo", symlinks=True)
+        env = example_env(cwd, self.server_env)
+        if block.lang == "bash":
+            return run_bash(block, cwd, env, self.procs, self.taken)
+        return run_python(block, cwd, env, self.procs, python_checks(block))
+
+    def result(self, block: Block) -> Session:
+        return self.futures[block.id].result()
+
+    def server_errors(self) -> list[str]:
+        return [e for s in self.servers for e in s.errors]
+
+    def close(self) -> None:
+        self.procs.close()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        for server in self.servers:
+            server.stop()
+
+
+@pytest.fixture(scope="session")
+def examples(request, tmp_path_factory):
+    selected = [item.callspec.params["block"] for item in request.session.items
+                if getattr(item, "originalname", None) == "test_example"]
+    running = Examples(selected, tmp_path_factory.mktemp("examples"))
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+@pytest.mark.timeout(4 * TIMEOUT)  # waits for its example, which may wait for the demo build and a free worker
+@pytest.mark.parametrize("block", sorted(BLOCKS, key=lambda b: b.needs_demo), ids=lambda b: b.id)
+def test_example(block: Block, examples: Examples):
+    why = block_skip(block, examples.taken)
     if why:
         pytest.skip(why)
-    commands = bash_lines(block.text) if block.lang == "bash" else []
-    if commands and all(line_skip(c, servers) for c in commands):
-        pytest.skip("; ".join(sorted({line_skip(c, servers) or "" for c in commands})))
-    cwd = example_dir(tmp_path / "example")
-    if needs_demo(block):
-        shutil.copytree(request.getfixturevalue("demo_workspace"), cwd / "workspace" / "demo", symlinks=True)
-    env = example_env(cwd, servers)
-    checks = checks_for(block)
-    before = servers.requests()
-    if block.lang == "bash":
-        session = run_bash(block, cwd, env, servers)
-        for line in session.lines:
-            if line.skipped:
-                print(f"{block.id} line {line.n} not run ({line.skipped}): {line.command}")
-        for check in checks:
-            assert callable(check)
+    session = examples.result(block)
+    print(session.report())  # each line's exit code and time: shown with -rP, or when the test fails
+    if session.failure:
+        pytest.fail(session.failure, pytrace=False)
+    for file, needle, check in CHECKS:
+        if callable(check) and file == block.file and needle in block.text:
             check(session)
-    else:
-        run_python(block, cwd, env, "\n".join(c for c in checks if isinstance(c, str)))
-    assert not servers.errors(), servers.errors()
-    sent = sum(n - before.get(k, 0) for k, n in servers.requests().items())
-    if re.search(r"\b(openai|openrouter|ollama|hosted_vllm)/", block.text):
-        assert sent > 0, f"{block.id} names a model but sent no request to the local servers"
+    assert not examples.server_errors(), examples.server_errors()

@@ -247,3 +247,150 @@ def test_added_columns_are_exported_and_read_back(hostile_graph, tmp_path, fmt):
     export_graph(graph, fmt, dest)
     back = read_export(fmt, dest)
     assert list(back.entities["community"]) == list(ents["community"])
+
+
+# --------------------------------------------------------------------------- Cypher: idempotent (issue 13)
+
+
+def _cypher_statements(script: str) -> list[str]:
+    """Statements of a kgkit Cypher script: `;` at a line end closes one (literals never hold a raw newline)."""
+    body = "\n".join(line for line in script.splitlines() if not line.startswith("//")) + "\n"
+    return [s.strip() for s in body.split(";\n") if s.strip()]
+
+
+def test_every_cypher_statement_that_creates_something_merges(hostile_graph):
+    statements = _cypher_statements(cypher_script(hostile_graph))
+    assert len(statements) > 4
+    for statement in statements:
+        outside = _outside_literals(statement.replace("\n", " "))
+        for word in re.findall(r"\b(CREATE|MERGE)\b", outside):
+            if word == "CREATE":  # only schema: constraints that already exist are kept
+                assert re.fullmatch(r"CREATE CONSTRAINT \w+ IF NOT EXISTS FOR \(n:\w+\) REQUIRE n\.id IS UNIQUE",
+                                    outside), statement[:200]
+        if "(" in outside and not outside.startswith("CREATE CONSTRAINT"):
+            assert "MERGE" in outside and "{id: row." in outside, statement[:200]
+    assert "MENTIONED_IN {id: row.id}" in cypher_script(hostile_graph)
+
+
+class _TinyNeo4j:
+    """Just enough of a property graph to run kgkit's Cypher scripts: the statement shapes the exporter writes,
+    with MERGE (find or create by label/type and id) and CREATE (always create) told apart."""
+
+    NODE = re.compile(r"UNWIND \[\n(?P<rows>.*)\n\] AS row\nMERGE \((?P<v>\w+):(?P<label>\w+) \{id: row\.id\}\) "
+                      r"SET (?P=v) \+= row(?:, (?P=v):`(?P<extra>\w+)`)?", re.S)
+    EDGE = re.compile(r"UNWIND \[\n(?P<rows>.*)\n\] AS row\nMATCH \((?P<a>\w+):(?P<la>\w+) \{id: row\.(?P<ka>\w+)\}\) "
+                      r"MATCH \((?P<b>\w+):(?P<lb>\w+) \{id: row\.(?P<kb>\w+)\}\)\n(?P<verb>MERGE|CREATE) "
+                      r"\((?P=a)\)-\[(?P<v>\w+):`?(?P<type>\w+)`?(?: \{id: row\.id\})?\]->\((?P=b)\) SET (?P=v) \+= row",
+                      re.S)
+
+    def __init__(self) -> None:
+        self.nodes: dict[tuple[str, str], dict] = {}  # (first label, id) -> {"labels", "props"}
+        self.edges: list[dict] = []
+
+    def run(self, script: str) -> None:
+        for statement in _cypher_statements(script):
+            if statement.startswith("CREATE CONSTRAINT"):
+                continue
+            if m := self.NODE.fullmatch(statement):
+                for row in _cypher_literal(f"[{m['rows']}]"):
+                    node = self.nodes.setdefault((m["label"], row["id"]), {"labels": {m["label"]}, "props": {}})
+                    node["props"].update(row)
+                    node["labels"].add(m["extra"] or m["label"])
+            elif m := self.EDGE.fullmatch(statement):
+                for row in _cypher_literal(f"[{m['rows']}]"):
+                    a, b = self.nodes.get((m["la"], row[m["ka"]])), self.nodes.get((m["lb"], row[m["kb"]]))
+                    if a is None or b is None:
+                        continue
+                    key = (m["type"], row[m["ka"]], row[m["kb"]], row.get("id"))
+                    found = [e for e in self.edges if e["key"] == key] if m["verb"] == "MERGE" else []
+                    if not found:
+                        found = [{"key": key, "props": {}}]
+                        self.edges.append(found[0])
+                    found[0]["props"].update(row)
+            else:
+                raise AssertionError(f"statement shape unknown to the test model: {statement[:300]}")
+
+    def state(self) -> tuple:
+        return (sorted((k, sorted(n["labels"]), sorted(map(repr, n["props"].items()))) for k, n in self.nodes.items()),
+                sorted((e["key"], sorted(map(repr, e["props"].items()))) for e in self.edges))
+
+
+def _cypher_literal(text: str):
+    """Parse the Cypher literals kgkit writes: maps with backquoted keys, lists, strings, numbers, booleans."""
+    pos = 0
+
+    def skip() -> None:
+        nonlocal pos
+        while pos < len(text) and text[pos] in " \n\t,":
+            pos += 1
+
+    def value():
+        nonlocal pos
+        skip()
+        ch = text[pos]
+        if ch == "{":
+            pos += 1
+            out = {}
+            while (skip(), text[pos])[1] != "}":
+                end = text.index("`", pos + 1)
+                key = text[pos + 1:end]
+                pos = text.index(":", end) + 1
+                out[key] = value()
+            pos += 1
+            return out
+        if ch == "[":
+            pos += 1
+            items = []
+            while (skip(), text[pos])[1] != "]":
+                items.append(value())
+            pos += 1
+            return items
+        if ch == "'":
+            pos += 1
+            chars = []
+            while text[pos] != "'":
+                if text[pos] == "\\":
+                    esc = text[pos + 1]
+                    if esc == "u":
+                        chars.append(chr(int(text[pos + 2:pos + 6], 16)))
+                        pos += 6
+                        continue
+                    chars.append({"n": "\n", "r": "\r", "t": "\t"}.get(esc, esc))
+                    pos += 2
+                    continue
+                chars.append(text[pos])
+                pos += 1
+            pos += 1
+            return "".join(chars)
+        m = re.compile(r"true|false|null|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?").match(text, pos)
+        assert m, text[pos:pos + 40]
+        pos = m.end()
+        word = m.group()
+        if word in ("true", "false", "null"):
+            return {"true": True, "false": False, "null": None}[word]
+        return float(word) if any(c in word for c in ".eE") else int(word)
+
+    return value()
+
+
+def test_cypher_script_applied_twice_equals_applied_once(hostile_graph):
+    script = cypher_script(hostile_graph)
+    db = _TinyNeo4j()
+    db.run(script)
+    once = db.state()
+    mentions = int((hostile_graph.provenance["kind"] == "entity").sum())
+    assert len(db.nodes) == len(hostile_graph.entities) + len(hostile_graph.documents)
+    assert len(db.edges) == len(hostile_graph.relations) + mentions
+    db.run(script)
+    assert db.state() == once
+    hostile_names = {n["props"]["name"] for n in db.nodes.values() if "name" in n["props"]}
+    assert HOSTILE in hostile_names  # the literals parse back to the very strings
+
+
+def test_the_tiny_model_would_catch_a_create(hostile_graph):
+    db = _TinyNeo4j()
+    script = cypher_script(hostile_graph).replace("MERGE (a)-[m:MENTIONED_IN {id: row.id}]", "CREATE (a)-[m:MENTIONED_IN]")
+    db.run(script)
+    edges = len(db.edges)
+    db.run(script)
+    assert len(db.edges) > edges  # so the test above proves something

@@ -40,3 +40,16 @@ def test_objects_with_identity_and_unknown_objects():
     assert fingerprint(Ext()) != fingerprint(Ext2())
     with pytest.raises(TypeError, match="cannot fingerprint"):
         fingerprint(object())
+
+
+def test_surrogate_escaped_strings_fingerprint_without_error():
+    """A file name that is not UTF-8 reaches Python with surrogate escapes (os.fsdecode): hashed, not refused."""
+    import os
+
+    from kgkit.core.records import RawFile
+
+    name = os.fsdecode(b"caf\xe9.txt")
+    assert fingerprint(name) == fingerprint(os.fsdecode(b"caf\xe9.txt")) != fingerprint(os.fsdecode(b"caf\xe8.txt"))
+    assert fingerprint(name) != fingerprint("café.txt") and fingerprint("\udcc3\udca9") != fingerprint("é")
+    assert fingerprint(RawFile(path=name, data=b"x", size=1)) != fingerprint(RawFile(path="caf.txt", data=b"x", size=1))
+    assert fingerprint("plain") == fingerprint("plain")  # valid strings hash as before (plain UTF-8)

@@ -289,7 +289,7 @@ def load_cases() -> tuple[Case, ...]:
         Case("html", "hostile.html", HOSTILE_HTML.encode(), "ok",
              (contains("Visible words survive."), lacks(*HOSTILE_HTML_FORBIDDEN))),
         Case("html", "deep.html", _deep_html, "corrupt", reason="deep"),
-        Case("html", "script-lt.html", ("<html><head><script>" + "if(i<n){x()}" * 2100 + "</script></head><body><p>"
+        Case("html", "script-lt.html", ("<html><head><script>" + "if(i<n){x()}\n" * 2100 + "</script></head><body><p>"
                                         + SENTENCE + "</p></body></html>").encode(), "ok", (contains(SENTENCE),)),
         Case("html", "text-lt.html", ("<p>" + "a<b " * 2100 + "</p><p>" + SENTENCE + "</p>").encode(), "ok",
              (contains(SENTENCE),)),
@@ -301,6 +301,10 @@ def load_cases() -> tuple[Case, ...]:
              (contains(SENTENCE),)),
         Case("html", "meta-lies-utf8.html", '<meta charset="windows-1252"><p>Crème brûlée for Ada.</p>'.encode(), "ok",
              (contains("Crème brûlée"), meta(encoding="utf-8", declared_encoding="cp1252"))),
+        Case("html", "meta-lies-stray-byte.html",
+             '<meta charset="windows-1252"><p>Crème brûlée for Zoë and Ada.</p>'.encode() + b"<p>\x81</p>", "ok",
+             (contains("Crème brûlée for Zoë"), lacks("CrÃ"),
+              meta(encoding="utf-8", decode_errors="1", declared_encoding="cp1252"))),
         Case("html", "meta-lies-cp1252.html", '<meta charset="utf-8"><p>Crème brûlée for Ada.</p>'.encode("cp1252"),
              "ok", (contains("Crème brûlée"), meta(encoding="cp1252", declared_encoding="utf-8"))),
         Case("html", "meta-latin1.html", '<meta charset="iso-8859-1"><p>“Crème” for Ada.</p>'.encode("cp1252"), "ok",
@@ -356,7 +360,8 @@ def load_cases() -> tuple[Case, ...]:
                           + "".join(f'<!ENTITY lol{i} "{(f"&lol{i - 1};" if i > 1 else "&lol;") * 10}">'
                                     for i in range(1, 10)) + "]>"), "corrupt", reason="DTD"),
         Case("docx", "empty.docx", make_docx_bytes([]), "empty"),
-        Case("docx", "bomb.docx", docx_bomb, "too_large", reason="20,000,000 characters"),
+        Case("docx", "bomb.docx", docx_bomb, "too_large", reason="characters",  # the e2e run: the default cap
+             options={"max_chars": 2_000_000}),
         Case("docx", "declared-bomb.docx", declared_size_bomb(), "too_large", reason=f"{DOCX_MAX_UNZIPPED_BYTES:,}"),
         Case("docx", "small-cap.docx", docx_package(para("x" * 400) + para("y" * 400)), "too_large",
              reason="characters", e2e=False, options={"max_chars": 500}),
@@ -597,6 +602,8 @@ def test_run_finishes_with_failures_listed(hostile_run: Any) -> None:
     assert {f["path"]: f["kind"] for f in summary["failures"]} == bad
     assert all(f["reason"].strip() for f in summary["failures"])
     assert not summary["chunk_errors"]
+    reasons = {f["path"]: f["reason"] for f in summary["failures"]}
+    assert "more than 20,000,000 characters" in reasons["bomb.docx"]  # the default cap, from a 0.5 MB file
 
 
 def test_terminal_output_is_literal_and_has_no_escape_sequences(hostile_run: Any) -> None:
@@ -612,3 +619,16 @@ def test_terminal_output_is_literal_and_has_no_escape_sequences(hostile_run: Any
 def test_peak_memory_stays_bounded(hostile_run: Any) -> None:
     rss_mb = hostile_run[5]
     assert rss_mb < RSS_LIMIT_MB, f"peak RSS {rss_mb:.0f} MB"
+
+
+def test_output_that_is_a_file_is_a_usage_error(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kgkit.cli import app
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text(SENTENCE)
+    (tmp_path / "out.json").write_text("{}")
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "docs"), "-o", str(tmp_path / "out.json")])
+    assert result.exit_code == 2 and "not a workspace folder" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

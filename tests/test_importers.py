@@ -142,7 +142,7 @@ def test_imported_graph_exports_and_round_trips(tmp_path):
 def test_an_imported_project_becomes_the_workspace_graph_with_a_safe_view(tmp_path, source):
     # what `kgkit import-siftkg` does (end to end in test_cli.py): sift-kg's own graph, or kgkit's build of its
     # extractions, committed with communities and the view
-    from kgkit.workflows.run import import_graph
+    from kgkit.workflows.graph import import_graph
 
     if source == "graph_data":
         graph, failed = read_siftkg_graph(FIXTURES / "graph_data.json"), 0

@@ -144,3 +144,17 @@ def test_try_reserve_waits_for_open_reservations_and_refuses_what_can_never_fit(
     assert ledger.try_reserve(0.005, stage="a") is not None
     with pytest.raises(BudgetExceeded):
         ledger.try_reserve(0.0085, stage="a")  # 0.002 spent + 0.005 open + 0.0085 > cap, and 0.002 + 0.0085 > cap
+
+
+def test_a_provider_reporting_more_than_the_worst_case_is_charged_the_worst_case_and_the_cap_holds():
+    async def over_reporting(**kwargs):
+        response = await litellm.acompletion(model="openai/x", messages=kwargs["messages"], mock_response='{"ok": true}')
+        response.usage.prompt_tokens, response.usage.completion_tokens = 5, 10 * MAX_TOKENS
+        return response
+
+    client = _client(0.10, over_reporting, concurrency=16)
+    answers = asyncio.run(_ask_many(client, 30))
+    ledger = client.ledger
+    admitted = sum(a.value is not None for a in answers)
+    assert ledger.spent_usd <= 0.10 + 1e-12 and admitted == 10 and ledger.refused == 20
+    assert ledger.overruns == admitted == ledger.summary()["estimated"]  # distrusted, charged at the reservation

@@ -233,3 +233,132 @@ def test_litellm_loop_change_warning_is_not_shown_to_users():
 
     assert not shown("LoggingWorker: event loop changed; carried %d pending and revived %d dequeued")
     assert shown("a real provider warning")
+
+
+# --------------------------------------------------------------------------- faults (issue 13)
+
+
+class Found(BaseModel):
+    names: list[str] = []
+    places: list[str] = []
+
+
+def _responding(edit):
+    """A completion answering '{"names": ["Ada"]}' with `edit(response, kwargs)` applied to litellm's response."""
+    calls = []
+
+    async def complete(**kwargs):
+        calls.append(kwargs)
+        if kwargs["messages"][-1]["content"] == "Reply with the word OK.":
+            response = await litellm.acompletion(model="openai/x", messages=kwargs["messages"], mock_response="OK")
+        else:
+            response = await litellm.acompletion(model="openai/x", messages=kwargs["messages"],
+                                                 mock_response='{"names": ["Ada"]}')
+        edit(response, kwargs)
+        return response
+
+    complete.calls = calls
+    return complete
+
+
+def test_an_answer_of_the_wrong_schema_is_an_error_never_a_value_of_defaults(tmp_path):
+    cache = Cache(tmp_path)
+    client, fake = make(['{"people": ["Ada"]}', "{}", '{"people": []}'], cache=cache)
+    answer = client.ask_sync(MESSAGES, Found, stage="demo")
+    assert answer.value is None and answer.error.startswith("invalid output after 2 re-asks: wrong schema — ")
+    assert "wrong schema" in fake.calls[1]["messages"][-1]["content"]  # the re-ask says what was wrong
+    assert cache.info().entries == 0
+    ok, _ = make(['{"names": []}'])
+    assert ok.ask_sync(MESSAGES, Found, stage="demo").value.model_dump() == Found().model_dump()  # an answer
+
+
+def test_a_response_without_choices_is_an_error_and_its_usage_is_charged():
+    complete = _responding(lambda r, kw: setattr(r, "choices", []))
+    client = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, ledger=BudgetLedger(1.0), completion=complete,
+                       settings=LLMSettings(mode="json", max_tokens=256))
+    answer = client.ask_sync(MESSAGES, Found, stage="demo")
+    assert answer.error.startswith("provider answered with no choices") and len(complete.calls) == 1
+    assert client.ledger.spent_usd > 0 and not client.ledger.charges[0].estimated
+
+
+@pytest.mark.parametrize("usage", [None, (0, 0), (-5, 3), (10, 10_000)], ids=["none", "zeros", "negative", "above"])
+def test_usage_that_cannot_be_trusted_is_charged_at_the_reserved_worst_case(usage):
+    def edit(response, kwargs):
+        if usage is None:
+            response.usage = None
+        else:
+            response.usage.prompt_tokens, response.usage.completion_tokens = usage
+
+    client = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, ledger=BudgetLedger(1.0),
+                       completion=_responding(edit), settings=LLMSettings(mode="json", max_tokens=256))
+    answer = client.ask_sync(MESSAGES, Found, stage="demo")
+    [charge] = client.ledger.charges
+    assert answer.value.names == ["Ada"] and charge.estimated and answer.cost_usd == charge.cost_usd
+    assert charge.cost_usd >= 256 * 2e-6  # the worst case: max_tokens of output at least
+    assert client.ledger.overruns == (usage == (10, 10_000))  # reported beyond the worst case
+    assert client.ledger.summary()["stages"]["demo"]["estimated"] == 1
+
+
+def test_a_timeout_is_tried_twice_each_charged_at_its_worst_case():
+    timeout = litellm.Timeout("slow", model="m", llm_provider="openai")
+    client, fake = make([timeout] * 4)
+    answer = client.ask_sync(MESSAGES, Name, stage="demo")
+    assert answer.error.startswith("no answer within 120 s after 2 attempts — ") and len(fake.calls) == 2
+    assert client.ledger.summary()["estimated"] == 2 and answer.cost_usd == client.ledger.spent_usd > 0
+
+
+def test_retry_after_is_read_from_litellms_copy_of_the_provider_headers():
+    from kgkit.llm.client import _retry_after
+
+    err = litellm.RateLimitError("429", llm_provider="openai", model="m")
+    err.litellm_response_headers = {"retry-after": "2.5"}
+    assert _retry_after(err) == 2.5
+
+
+def test_preflight_checks_the_model_once_before_the_first_request_and_never_for_cache_hits(tmp_path):
+    from kgkit.llm.client import PREFLIGHT_MAX_TOKENS, PREFLIGHT_MESSAGES
+
+    complete = _responding(lambda r, kw: None)
+    client = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, ledger=BudgetLedger(1.0), completion=complete,
+                       cache=Cache(tmp_path), settings=LLMSettings(mode="json"), preflight_first=True)
+    assert client.ask_sync(MESSAGES, Found, stage="demo").value.names == ["Ada"]
+    assert client.ask_sync([{"role": "user", "content": "Again?"}], Found, stage="demo").value
+    preflight, *asks = complete.calls
+    assert len(asks) == 2 and all(a["messages"][-1]["content"] != "Reply with the word OK." for a in asks)
+    assert preflight["messages"] == list(PREFLIGHT_MESSAGES) and preflight["max_tokens"] == PREFLIGHT_MAX_TOKENS
+    assert client.ledger.summary()["stages"]["preflight"]["calls"] == 1 and client.preflight_result.cost_usd > 0
+    cached = LLMClient("kgkit-test/model", price_in=1.0, price_out=2.0, completion=complete, cache=Cache(tmp_path),
+                       settings=LLMSettings(mode="json"), preflight_first=True)
+    assert cached.ask_sync(MESSAGES, Found, stage="demo").cached and len(complete.calls) == 3  # no preflight
+
+
+def test_a_failed_preflight_raises_with_the_cause_and_fix_once_and_sends_nothing_else():
+    from kgkit.llm.errors import PreflightError
+
+    err = litellm.AuthenticationError("Incorrect API key provided", llm_provider="openai", model="gpt-4o-mini")
+    client, fake = make([err], preflight_first=True)
+    for _ in range(2):
+        with pytest.raises(PreflightError, match=r"provider rejected the API key in KGKIT_TEST_API_KEY \(401\)"):
+            client.ask_sync(MESSAGES, Name, stage="demo")
+    assert len(fake.calls) == 1 and "fix: check the key" in str(client.preflight_failure)
+
+
+def test_a_preflight_the_budget_cannot_afford_is_skipped_not_refused():
+    client, fake = make([], ledger=BudgetLedger(cap_usd=1e-9))
+    result = client.preflight()
+    assert result.skipped and fake.calls == [] and client.ledger.refused == 0
+
+
+def test_failures_are_classified_with_a_cause_and_a_fix():
+    from kgkit.llm.errors import classify, group_errors
+
+    missing = litellm.InternalServerError("OpenAIException - Missing credentials. Please pass an `api_key`",
+                                          llm_provider="openai", model="gpt-4o-mini")
+    failure = classify(missing, model="openai/gpt-4o-mini")
+    assert failure.cause == "provider rejected the request: OPENAI_API_KEY is not set" and not failure.transient
+    assert failure.fix.startswith("set OPENAI_API_KEY (export OPENAI_API_KEY=...)")
+    quota = classify(litellm.RateLimitError("You exceeded your current quota (insufficient_quota)",
+                                            llm_provider="openai", model="m"))
+    assert quota.cause == "provider quota exhausted (429)" and not quota.transient
+    groups = group_errors([failure.message()] * 268 + [quota.message()])
+    assert [(g["cause"], g["count"]) for g in groups] == [(failure.cause, 268), (quota.cause, 1)]

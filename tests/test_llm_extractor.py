@@ -238,3 +238,31 @@ def test_chunk_text_is_sent_verbatim_even_with_template_syntax():
     ex, fake = extractor_with([json.dumps(reply)])
     [found] = ex.extract([text], domain=DOMAIN)
     assert found.ok and "Acme {{ secret }} {% if x %} in London." in fake.calls[0]["messages"][-1]["content"]
+
+
+def test_names_lose_control_characters_and_an_empty_name_is_dropped():
+    hostile = {"entities": [{"name": "Ada\x00 Love\x1b[31mlace\u202e", "type": "Person"}, {"name": "\x07", "type": "Other"},
+                            {"name": "<b>Acme</b>", "type": "Organization"}],
+               "relations": [{"source": "Ada\x00 Love\x1b[31mlace\u202e", "target": "<b>Acme</b>", "type": "WORKS_FOR",
+                              "evidence": "Ada Lovelace works for Acme"},
+                             {"source": "\x07", "target": "<b>Acme</b>", "type": "WORKS_FOR",
+                              "evidence": "Ada Lovelace works for Acme"}]}
+    ex, _ = extractor_with([json.dumps(hostile)])
+    [found] = ex.extract([TEXT], domain=DOMAIN)
+    assert [e.name for e in found.entities] == ["Ada Love[31mlace", "<b>Acme</b>"]  # markup stays text
+    assert [(r.source, r.target) for r in found.relations] == [("Ada Love[31mlace", "<b>Acme</b>")]
+
+
+def test_a_failed_preflight_makes_every_text_an_error_record_and_is_kept_for_the_workflow():
+    from kgkit.llm.client import import_litellm
+
+    litellm = import_litellm()
+    err = litellm.NotFoundError("The model `gpt-9` does not exist", llm_provider="openai", model="gpt-9")
+    fake = QueuedCompletion([err, json.dumps(GOOD)])
+    client = LLMClient("openai/gpt-9", price_in=1.0, price_out=2.0, completion=fake, preflight_first=True,
+                       settings=LLMSettings(mode="json", max_tokens=512))
+    ex = LLMExtractor(client)
+    found = ex.extract([TEXT, TEXT + " Again."], domain=DOMAIN)
+    assert [f.error for f in found] == ["preflight failed: provider does not know the model openai/gpt-9 — "
+                                        "NotFoundError: litellm.NotFoundError: The model `gpt-9` does not exist"] * 2
+    assert len(fake.calls) == 1 and "check --model" in str(ex.preflight_failure)

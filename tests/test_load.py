@@ -31,6 +31,7 @@ from kgkit.stages.load import (
     DOCX_MEDIA_TYPE,
     MAX_HTML_DEPTH,
     SUPPORTED_SUFFIXES,
+    html_depth,
     load_document,
     load_documents,
     load_files,
@@ -385,7 +386,8 @@ def test_symlinks_never_lead_out_of_the_root(tmp_path: Path) -> None:
     os.symlink(root / "nowhere.txt", root / "dangling.txt")
     os.symlink(root / "loop.txt", root / "loop.txt")
     raws = {r.path: r for r in read_corpus(root)}
-    assert set(raws) == {"alias.txt", "dangling.txt", "escape.txt", "loop.txt", "sub/real.txt"}
+    assert set(raws) == {"alias.txt", "dangling.txt", "escape.txt", "linked_dir/", "loop.txt", "sub/real.txt"}
+    assert raws["linked_dir/"].read_error == "symbolic link to a folder; not followed"  # reported, not entered
     assert raws["escape.txt"].data == b"" and "outside" in (raws["escape.txt"].read_error or "")
     assert raws["alias.txt"].data == b"inside"  # a link that stays inside the root is fine
     assert raws["dangling.txt"].read_error and raws["loop.txt"].read_error
@@ -450,3 +452,86 @@ def test_load_modules_import_no_privates_and_no_outer_layers() -> None:
                 continue
             for name in names:
                 assert not any(name == f or name.startswith(f + ".") for f in forbidden), (path.name, name)
+
+
+# --------------------------------------------------------------------------- issue 13: encodings, HTML depth, DOCX, caps
+
+
+def test_encoding_names_are_canonical() -> None:
+    from kgkit.stages.load import encoding_name
+
+    html = '<meta charset="Windows-1252"><p>Crème</p>'.encode("cp1252")
+    assert load_ok("a.html", html).metadata["encoding"] == load_ok("b.txt", "Crème brûlée.".encode("cp1252")).metadata[
+        "encoding"] == encoding_name("windows-1252") == "cp1252"
+    assert encoding_name("UTF8") == "utf-8" and encoding_name("latin_1") == "iso8859-1"
+
+
+def test_decode_keeps_its_two_value_form_and_counts_replacements() -> None:
+    from kgkit.stages.load import decode, decode_text
+
+    assert decode_text("Zoë".encode()) == ("Zoë", "utf-8")
+    text, info = decode("Zoë et Noël, ".encode() * 3 + b"\xc3(")  # a broken two-byte sequence
+    assert text.startswith("Zoë et Noël") and info == {"encoding": "utf-8", "decode_errors": "1"}
+    assert decode(b"caf\xe9 cr\xe8me")[1]["encoding"] == "cp1252"  # no valid multi-byte sequence: a legacy encoding
+    assert decode("\ufffd is a real character".encode())[1] == {"encoding": "utf-8"}
+
+
+def test_utf16_without_bom_is_text_but_binary_stays_binary() -> None:
+    assert load_ok("w.txt", "Notes from Windows.\r\n".encode("utf-16-le")).text == "Notes from Windows.\n"
+    assert load_err("b.txt", bytes([65, 0, 0, 0] * 200)).kind == "binary"  # UTF-32 / NUL runs: no guess
+    assert load_err("o.txt", b"A\x00" * 100 + b"\x00\xd8" * 50).kind == "binary"  # lone surrogates
+
+
+@pytest.mark.parametrize(
+    ("html", "depth"),
+    [
+        ("<script>" + "if(a<b){c()}\n" * 3000 + "</script><div><p>x</div>", 1),
+        ("<style>" + "a<b " * 3000 + "</style>", 1),
+        ("<p>" + "a<b " * 3000 + "</p>", 1),  # browsers read "<b a<b ..." as one tag up to the next ">"
+        ("<!--" + "<div>" * 3000 + "-->", 0),
+        ("<div title='<div><div>'>" + "<span>x</span>" * 3000 + "</div>", 2),  # a quoted value holds no tags
+        ("<svg>" + "<g/>" * 3000 + "</svg>", 1),
+        ("<svg>" + "<div/>" * 3000, 3001),  # HTML tags leave SVG: "/>" does not close them
+        ("<textarea>" + "<div>" * 3000, 1),  # unclosed raw text runs to the end
+        ("<div " + "x" * 100, 0),  # an unfinished tag runs to the end
+    ],
+)
+def test_html_depth_counts_only_real_tags(html: str, depth: int) -> None:
+    assert html_depth(html, limit=10_000) == depth
+
+
+def test_markdown_title_skips_code_blocks() -> None:
+    doc = load_ok("r.md", "~~~\n# comment in code\n~~~\n```\n# also code\n````\n# Title\n")
+    assert doc.metadata["title"] == "Title"
+    assert "title" not in load_ok("c.md", "```\n# only code\n").metadata
+
+
+def test_docx_text_from_content_controls_tables_and_headers() -> None:
+    from test_hostile_inputs import docx_package, para
+
+    body = ("<w:sdt><w:sdtContent>" + para("In a control.") + "</w:sdtContent></w:sdt>"
+            "<w:tbl><w:tr><w:tc>" + para("Outer.") + "<w:tbl><w:tr><w:tc>" + para("Inner.")
+            + "</w:tc></w:tr></w:tbl></w:tc></w:tr></w:tbl>" + para("Body."))
+    doc = load_ok("d.docx", docx_package(body, header=para("Head.") + para("Body."), footer=para("Foot.")))
+    assert doc.text == "In a control.\nOuter.\nInner.\nBody.\nHead.\nFoot."  # body first; each extra line once
+
+
+def test_text_caps_are_checked_while_extracting() -> None:
+    assert load_err("a.txt", "x" * 101, max_chars=100).kind == "too_large"
+    assert load_err("a.html", "<p>" + "x" * 101, max_chars=100).kind == "too_large"
+    error = load_err("a.docx", make_docx_bytes(["x" * 60, "y" * 60]), max_chars=100)
+    assert error.kind == "too_large" and "100 characters" in error.reason
+    assert load_err("a.pdf", make_pdf_bytes("x" * 60, "y" * 60), max_chars=100).kind == "too_large"
+    assert isinstance(load_document(raw("ok.txt", "x" * 100), max_chars=100), Document)
+
+
+def test_pdf_needing_a_missing_crypto_package_is_unsupported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    def needs_crypto(self: object, password: str) -> None:
+        raise DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    monkeypatch.setattr(PdfReader, "decrypt", needs_crypto)
+    error = load_err("aes.pdf", make_encrypted_pdf_bytes("Text.", user_password=""))
+    assert error.kind == "unsupported" and "cryptography" in error.reason

@@ -194,7 +194,7 @@ def test_resolution_notebook_applies_and_undoes_through_the_workflows(fixture_de
     the notebook opened again keeps the applied graph (no re-run over it), so undo finds its journal's graph."""
     from kgkit.stages.embed import HashingEmbedder
     from kgkit.stages.resolve.decisions import person_decision
-    from kgkit.workflows.run import read_graph
+    from kgkit.workflows.graph import read_graph
 
     app = _load(ROOT / "notebooks" / "resolution.py")
     pressed, idle = SimpleNamespace(value=True), SimpleNamespace(value=False)

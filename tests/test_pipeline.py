@@ -136,11 +136,15 @@ def test_chunk_failure_is_reported_not_empty_and_retried(corpus_copy, tmp_path):
 
 
 def test_learned_at_stamps_created_at_and_default_leaves_it_empty(corpus_copy, tmp_path, offline_extractor):
-    stamped = run(corpus_copy, tmp_path / "a", offline_extractor, write_view=False, learned_at="2026-01-31T12:00:00Z")
+    # one cache folder for both runs: learned_at is not part of any extraction's key
+    stamped = run_workflow(tmp_path / "a", corpus_copy, extractor=offline_extractor, cache=Cache(tmp_path / "cache"),
+                           write_view=False, learned_at="2026-01-31T12:00:00Z")
     assert len(stamped.graph.relations) > 0 and not (tmp_path / "a" / "graph.html").exists()
     saved = json.loads((tmp_path / "a" / "graph.json").read_text())
     assert {r["created_at"] for r in saved["relations"]} == {"2026-01-31T12:00:00Z"}
-    plain = run(corpus_copy, tmp_path / "b", offline_extractor, write_view=False)
+    plain = run_workflow(tmp_path / "b", corpus_copy, extractor=offline_extractor, cache=Cache(tmp_path / "cache"),
+                         write_view=False)
+    assert plain.extractor_calls == 0 and len(plain.graph.relations) == len(stamped.graph.relations)
     assert set(plain.graph.relations["created_at"]) == {None}  # re-runs give byte-identical graphs
 
 

@@ -16,7 +16,7 @@ from kgkit.io.decisions import DecisionFileError, read_decisions
 from kgkit.io.workspace import WorkspaceError
 from kgkit.stages.resolve import person_decision
 from kgkit.testing.builders import entity_row
-from kgkit.workflows.run import import_graph
+from kgkit.workflows.graph import import_graph
 
 AT, LATER = "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"
 

@@ -57,12 +57,23 @@ def search(ws: Path, query: str, **options: Any):
     return kgkit.search(ws, query, embedder=HashingEmbedder(), **options)
 
 
+_INDEXED: dict[str, tuple[Path, Path]] = {}
+
+
+def indexed_workspace(tmp_path_factory) -> tuple[Path, Path]:
+    """(corpus, workspace) run and indexed (hashing embedder) by the library, once per test session: shared by
+    this module and test_cli_search.py, which only read it (re-indexing it changes nothing)."""
+    if "ws" not in _INDEXED:
+        corpus, ws = ran_workspace(tmp_path_factory.mktemp("search"))
+        report = index(ws, corpus)
+        assert report.added == report.items > 0 and report.removed == 0
+        _INDEXED["ws"] = corpus, ws
+    return _INDEXED["ws"]
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    corpus, ws = ran_workspace(tmp_path_factory.mktemp("search"))
-    report = index(ws, corpus)
-    assert report.added == report.items > 0 and report.removed == 0
-    return corpus, ws
+    return indexed_workspace(tmp_path_factory)
 
 
 def test_pagination_walks_every_hit_once(workspace):

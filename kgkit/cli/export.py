@@ -45,28 +45,13 @@ def import_siftkg(
     view_nodes: int = o.VIEW_NODES,
 ) -> None:
     """Move a sift-kg 0.9.0 project over: its graph (or its extractions, rebuilt by kgkit) -> graph.json."""
-    from kgkit import io
-    from kgkit.io.importers import read_siftkg_extractions, read_siftkg_graph
-
-    graph_file = source / "graph_data.json" if source.is_dir() else source
-    extractions_dir = source / "extractions" if (source / "extractions").is_dir() else source
-    errors: list[str] = []
-    if from_extractions or not graph_file.is_file():
-        if not any(extractions_dir.glob("*.json")):
-            typer.echo(f"{source}: no graph_data.json and no extractions/*.json", err=True)
-            raise typer.Exit(2)
-        from kgkit.stages.build import build_graph
-
-        extractions = read_siftkg_extractions(extractions_dir)
-        errors = [e for d in extractions for e in d.errors]
-        graph = build_graph(extractions, domain=io.load_domain(domain))
-    else:
-        graph = read_siftkg_graph(graph_file)
-    from kgkit.workflows.run import import_graph
+    from kgkit.workflows.graph import import_siftkg as import_workflow
 
     ws = o.open_workspace(output, create=True)
     with o.workspace_errors():
-        graph, _ = import_graph(ws, graph, write_view=not no_view, max_view_nodes=view_nodes)
+        done = import_workflow(ws, source, from_extractions=from_extractions, domain=domain, write_view=not no_view,
+                               max_view_nodes=view_nodes)
+    graph, errors = done.graph, done.errors
     typer.echo(str(ws.path("graph.json")))
     if not no_view:
         typer.echo(str(ws.path("graph.html")))

@@ -143,7 +143,7 @@ def workspace_and_graph(path: Path) -> tuple[Any, Path | None]:
 def read_graph_arg(path: Path) -> Any:
     """The graph behind a GRAPH argument: a workspace's current graph, or a graph.json file."""
     from kgkit import io
-    from kgkit.workflows.run import read_graph
+    from kgkit.workflows.graph import read_graph
 
     ws, file = workspace_and_graph(path)
     try:

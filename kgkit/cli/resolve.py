@@ -21,21 +21,6 @@ from kgkit.cli.display import plain
 __all__ = ["apply_cmd", "resolve_cmd", "review_cmd", "undo_cmd"]
 
 
-class CachedEmbedder:
-    """An embedder whose vectors go through the workspace cache, one entry per text (kgkit.stages.embed.embed_rows)."""
-
-    def __init__(self, inner: Any, cache: Any) -> None:
-        self.inner, self.cache, self.id, self.dim = inner, cache, inner.id, inner.dim
-
-    def __call__(self, texts: Any) -> Any:
-        import numpy as np
-
-        from kgkit.stages.embed import embed_rows
-
-        rows = self.cache.map(embed_rows, list(texts), embedder=self.inner, batch_size=256)
-        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, self.dim), dtype=np.float32)
-
-
 def _decision_errors() -> Any:
     from kgkit.io.decisions import DecisionFileError
 
@@ -53,7 +38,7 @@ def resolve_cmd(
 ) -> None:
     """Find merge candidates and let the policy decide the clear ones; person decisions are kept."""
     from kgkit.io.cache import Cache
-    from kgkit.stages.embed import HashingEmbedder, MiniLMEmbedder
+    from kgkit.stages.embed import CachedEmbedder, HashingEmbedder, MiniLMEmbedder
     from kgkit.workflows.resolve import resolve
 
     embedders = {"none": None, "hashing": HashingEmbedder, "minilm": MiniLMEmbedder}

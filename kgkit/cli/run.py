@@ -127,6 +127,8 @@ def _print_summary(s: RunSummary) -> None:
         ("time", f"{s.seconds or 0.0:.2f} s"),
     ]
     rows += llm_rows(s.to_json_dict())
+    if s.llm and s.llm.get("estimated"):  # no usable usage from the provider: charged at the worst case
+        rows.append(("LLM charges estimated", f"{s.llm['estimated']} (no usable usage: charged at the worst case)"))
     for key, value in rows:
         table.add_row(safe(key), safe(value))  # llm_rows name documents by path
     console.print(table)
@@ -136,8 +138,9 @@ def _print_summary(s: RunSummary) -> None:
         console.print(f"[yellow]chunks failed[/yellow] {safe(group['cause'])} [yellow]— {group['count']} "
                       f"chunk{'s' if group['count'] != 1 else ''}[/yellow]\n  fix: {safe(group['fix'])}")
     if s.chunk_errors:
-        console.print(f"each chunk's error: chunk_errors in {safe(s.outputs.get('summary', 'run.json'))}"
-                      if s.outputs.get("summary") else "each chunk's error: chunk_errors in --json output")
+        where = s.outputs.get("summary") or ("WORKSPACE/.kgkit/rejected-run.json" if s.outcome == "rejected"
+                                             else "run.json")
+        console.print(f"each chunk's error: chunk_errors in {safe(where)}")
     for note in s.notes:
         console.print(f"[red]{safe(note, newlines=True)}[/red]" if s.outcome == "rejected" else safe(note, newlines=True))
     for name, path in sorted(s.outputs.items()):
@@ -268,7 +271,7 @@ def build(
     """Build a graph from extractions (no extractor runs): merge, repair, find communities, write."""
     import time
 
-    from kgkit.workflows.run import build as build_workflow
+    from kgkit.workflows.graph import build as build_workflow
 
     started = time.perf_counter()
     stamp = o.learned_at(learned_at)
@@ -306,7 +309,7 @@ def view(
     from kgkit import io
     from kgkit.core.constants import VIEW_NODES
     from kgkit.views.graph import graph_html
-    from kgkit.workflows.run import view as view_workflow
+    from kgkit.workflows.graph import view as view_workflow
 
     ws, _ = o.workspace_and_graph(graph)
     if output is None and ws is not None:

@@ -20,18 +20,13 @@ EMBEDDERS = ("minilm", "hashing", "none")
 
 
 def _embedder(name: str):
-    from kgkit.stages.embed import HashingEmbedder, MiniLMEmbedder, default_embedder
+    from kgkit.stages.search.minilm import minilm_available, search_embedder
 
-    if name == "none":
-        return None
-    if name == "hashing":
-        return HashingEmbedder()
-    if name == "minilm":
-        chosen = default_embedder()
-        if not isinstance(chosen, MiniLMEmbedder):
-            typer.echo("MiniLM is not installed (kgkit[ml]); using the hashing embedder", err=True)
-        return chosen
-    raise typer.BadParameter(f"embedder is one of {', '.join(EMBEDDERS)}")
+    if name not in EMBEDDERS:
+        raise typer.BadParameter(f"embedder is one of {', '.join(EMBEDDERS)}")
+    if name == "minilm" and not minilm_available():
+        typer.echo("MiniLM is not installed (kgkit[ml]); using the hashing embedder", err=True)
+    return search_embedder(name)
 
 
 def index_command(
@@ -47,9 +42,15 @@ def index_command(
 
     if docs is not None and not docs.exists():
         o.fail(f"no such file or folder: {docs}")
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     ws = o.open_workspace(workspace, create=True)
-    with o.workspace_errors():
-        report = index_report(ws, docs, embedder=_embedder(embedder), embedder_name=embedder, lock_timeout=lock_timeout)
+    with o.workspace_errors(), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                        TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("embedding items", total=None)
+        report = index_report(ws, docs, embedder=_embedder(embedder), embedder_name=embedder, lock_timeout=lock_timeout,
+                              progress=lambda stage, done, total: bar.update(task, completed=done, total=total))
     typer.echo(json.dumps(report.to_json_dict(), sort_keys=True))
 
 
@@ -73,13 +74,13 @@ def search_command(
     if rollup not in (None, "document", "entity"):
         typer.echo("error: --rollup is 'document' or 'entity'", err=True)
         raise typer.Exit(2)
-    from kgkit.workflows.index import open_search_index, stored_embedder_name
+    from kgkit.workflows.index import open_search_index, query_embedder
 
     if not workspace.is_dir():
         o.fail(f"no search index in {workspace}: run `kgkit index DOCS -w {workspace}` first")
     ws = o.open_workspace(workspace)
     with o.workspace_errors():
-        index = open_search_index(ws, embedder=_embedder(stored_embedder_name(ws)))
+        index = open_search_index(ws, embedder=query_embedder(ws))
     stale = ws.manifest().stale.get("index")
     if stale:
         typer.echo(f"warning: the search index is stale ({stale})", err=True)

@@ -131,8 +131,8 @@ def display_path(path: str) -> str:
     whose bytes are not UTF-8 arrives as surrogate escapes, os.fsdecode) its bytes (os.fsencode) decoded
     as UTF-8 with the broken bytes written as \\xNN.
 
-    >>> display_path("caf\udce9.txt"), display_path("café.txt")
-    ('caf\\xe9.txt', 'café.txt')
+    >>> display_path("caf\\udce9.txt"), display_path("café.txt")
+    ('caf\\\\xe9.txt', 'café.txt')
     """
     try:
         path.encode("utf-8")

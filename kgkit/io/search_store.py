@@ -205,10 +205,11 @@ class IndexStore:
 
 
 def open_index(folder: str | os.PathLike[str], *, embedder: Any = None, cache: Any = None, config: Any = None,
-               synchronous: str = "FULL") -> Any:
+               synchronous: str = "FULL", progress: Any = None) -> Any:
     """The SearchIndex stored in `folder` (created if absent). `synchronous` is SQLite's: FULL (default)
-    survives power loss, NORMAL only a process crash."""
+    survives power loss, NORMAL only a process crash. `progress(stage, done, total)`: items re-embedded when
+    the embedder changed."""
     from kgkit.stages.search.index import SearchIndex
 
     return SearchIndex.from_store(IndexStore(folder, synchronous=synchronous), embedder=embedder, cache=cache,
-                                  config=config)
+                                  config=config, progress=progress)

@@ -22,7 +22,7 @@ import importlib.metadata
 import threading
 import unicodedata
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -156,3 +156,22 @@ def embed_texts(texts: Sequence[str], *, embedder: Embedder) -> np.ndarray:
 def embed_rows(texts: Sequence[str], *, embedder: Embedder) -> list[np.ndarray]:
     """Batch form for Cache.map: one vector per text, each cached by the text's content."""
     return list(embed_texts(texts, embedder=embedder))
+
+
+class CachedEmbedder:
+    """An Embedder whose vectors go through a cache (anything with `map`, e.g. kgkit.io.cache.Cache), one
+    entry per text, so a re-run embeds nothing again.
+
+    >>> class NoCache:
+    ...     def map(self, fn, items, **kw):
+    ...         return fn(items, **{k: v for k, v in kw.items() if k != "batch_size"})
+    >>> CachedEmbedder(HashingEmbedder(dim=8), NoCache())(["Ada"]).shape
+    (1, 8)
+    """
+
+    def __init__(self, inner: Embedder, cache: Any) -> None:
+        self.inner, self.cache, self.id, self.dim = inner, cache, inner.id, inner.dim
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        rows = self.cache.map(embed_rows, list(texts), embedder=self.inner, batch_size=256)
+        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, self.dim), dtype=np.float32)

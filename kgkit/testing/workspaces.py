@@ -48,7 +48,8 @@ class CapitalisedNames:
 
 def sample_workspace(root: str | os.PathLike[str]):  # -> Workspace
     """A workspace at `root`/ws built from SAMPLE_DOCUMENTS (written to `root`/docs) by the run workflow."""
-    from kgkit.workflows.run import as_workspace, run
+    from kgkit.workflows.graph import as_workspace
+    from kgkit.workflows.run import run
 
     docs = Path(root) / "docs"
     docs.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,9 @@ from kgkit.core.executor import Executor
 from kgkit.core.records import Chunk, ChunkExtraction, Document, DocumentError, DocumentExtraction
 from kgkit.io.cache import Cache
 from kgkit.stages.chunk import chunk_document
+from kgkit.stages.coref import coref_documents
 from kgkit.stages.extract import Extractor, extract_texts, locate, merge_document
+from kgkit.stages.furniture import strip_furnitures
 from kgkit.stages.load import load_files
 
 __all__ = ["Progress", "default_extractor", "extract_documents", "load_corpus"]
@@ -39,12 +41,16 @@ def default_extractor() -> Extractor:
 
 def load_corpus(
     corpus: str | Path, *, cache: Cache, max_bytes: int = DEFAULT_MAX_BYTES, exclude: Sequence[str | Path] = (),
+    furniture: bool = True,
 ) -> tuple[list[Document], list[DocumentError]]:
     """Read a folder (io) and load every file through the cache: (documents, per-file errors). Folders in
-    `exclude` (a workspace inside its own corpus) are not read."""
+    `exclude` (a workspace inside its own corpus) are not read. Page furniture and boilerplate (Project
+    Gutenberg header and licence, capitals headings, page numbers, contents) are blanked out of each document's
+    text unless `furniture` is False (kgkit.stages.furniture: offsets unchanged, removed spans in metadata)."""
     raws = io.read_corpus(corpus, max_bytes=max_bytes, exclude=exclude)
     loaded = cache.map(load_files, raws, batch_size=64, max_bytes=max_bytes)
-    return [d for d in loaded if isinstance(d, Document)], [d for d in loaded if isinstance(d, DocumentError)]
+    documents = [d for d in loaded if isinstance(d, Document)]
+    return strip_furnitures(documents) if furniture else documents, [d for d in loaded if isinstance(d, DocumentError)]
 
 
 def extract_documents(
@@ -60,7 +66,9 @@ def extract_documents(
     progress: Progress | None = None,
 ) -> tuple[list[Chunk], list[DocumentExtraction]]:
     """Chunk each document and extract every chunk through the cache (per chunk text); returns the chunks
-    and one DocumentExtraction per document, in document order."""
+    and one DocumentExtraction per document, in document order. Offline extractions then get their
+    document- and corpus-level naming (kgkit.stages.coref: one type per name, surnames and acronyms for the full
+    name), which no per-chunk extractor can do."""
     per_doc = {d.id: chunk_document(d, max_chars=max_chars, overlap_chars=overlap_chars) for d in documents}
     chunks = [c for cs in per_doc.values() for c in cs]
     done = 0
@@ -78,4 +86,6 @@ def extract_documents(
     located: dict[str, list[ChunkExtraction]] = {d.id: [] for d in documents}
     for te, c in zip(texts, chunks):
         located[c.document_id].append(locate(te, c))
-    return chunks, [merge_document(d, located[d.id]) for d in documents]
+    merged = [merge_document(d, located[d.id]) for d in documents]
+    # document- and corpus-level naming of offline extractions (one type per name, aliases); others unchanged
+    return chunks, coref_documents(merged, domain=domain, texts={d.id: d.text for d in documents})

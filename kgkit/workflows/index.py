@@ -26,29 +26,36 @@ from kgkit.io.search_store import DB_NAME, IndexStore, open_index
 from kgkit.io.workspace import GRAPH, INDEX_DIR, Workspace, WorkspaceError
 from kgkit.stages.chunk import chunk_document
 from kgkit.stages.search import entities_by_chunk, items_from_chunks, items_from_graph
-from kgkit.workflows.corpus import load_corpus
+from kgkit.stages.search.minilm import search_embedder
+from kgkit.workflows.corpus import Progress, load_corpus
+from kgkit.workflows.graph import as_workspace, read_graph
 from kgkit.workflows.records import IndexReport
-from kgkit.workflows.run import as_workspace, read_graph
 
-__all__ = ["IndexReport", "index", "index_report", "open_search_index", "search"]
+__all__ = ["IndexReport", "index", "index_report", "open_search_index", "query_embedder", "search"]
 
 
 def index(
     workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
     embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """`index_report(...)` as its JSON form (what `kgkit index` prints): the counts."""
     return index_report(workspace, corpus, embedder=embedder, embedder_name=embedder_name,
-                        lock_timeout=lock_timeout).to_json_dict()
+                        lock_timeout=lock_timeout, progress=progress).to_json_dict()
 
 
 def index_report(
     workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
     embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
+    progress: Progress | None = None,
 ) -> IndexReport:
     """Add or update the workspace's search index (WORKSPACE/index): entities and relations of graph.json,
     chunks of `corpus` (default: the corpus of the last run, chunked with its sizes). Unchanged items are
-    skipped, changed ones replaced, items no longer there removed. Returns what changed."""
+    skipped, changed ones replaced, items no longer there removed. Returns what changed.
+
+    `embedder`: the dense channel's (kgkit.stages.search.minilm.search_embedder names them; None: no dense
+    channel). `progress(stage, done, total)` is called as items are embedded (stage "embed"), for a progress
+    bar (the CLI draws one) or a notebook."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="index"):
         config = ws.manifest().config
@@ -76,11 +83,11 @@ def index_report(
                 overlap_chars=config.get("overlap_chars", OVERLAP_CHARS))]
             items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
             kinds.add("chunk")
-        search_index = open_index(ws.index_dir, embedder=embedder, cache=cache)
+        search_index = open_index(ws.index_dir, embedder=embedder, cache=cache, progress=progress)
         try:
             if embedder_name is not None:
                 search_index.store.set_meta({"embedder_name": embedder_name})
-            changes = search_index.add(items)
+            changes = search_index.add(items, progress=progress)
             keep = {i.id for i in items}
             stale = [i.id for row, i in enumerate(search_index.items)
                      if i.kind in kinds and i.id not in keep and search_index.row_of.get(i.id) == row]
@@ -103,14 +110,18 @@ def open_search_index(workspace: Workspace | str | os.PathLike[str], *, embedder
     return open_index(ws.index_dir, embedder=embedder)
 
 
-def stored_embedder_name(workspace: Workspace | str | os.PathLike[str]) -> str:
-    """The embedder name the index was built with ("none" when unknown)."""
+def query_embedder(workspace: Workspace | str | os.PathLike[str]) -> Any:
+    """The embedder that embeds a query like the workspace's index was embedded (the name and cut it was built
+    with; None when it has no dense channel). Nothing loads until a query needs a vector."""
     ws = as_workspace(workspace)
+    if not (ws.index_dir / DB_NAME).exists():
+        return None
     store = IndexStore(ws.index_dir)
     try:
-        return store.meta().get("embedder_name", "none")
+        meta = store.meta()
     finally:
         store.close()
+    return search_embedder(meta.get("embedder_name", "none"), stored_id=meta.get("embedder"))
 
 
 def search(workspace: Workspace | str | os.PathLike[str], query: str, *, embedder: Any = None, **options: Any) -> Any:

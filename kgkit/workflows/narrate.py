@@ -24,7 +24,7 @@ from kgkit.io.workspace import COMMUNITIES, NARRATIVE, NARRATIVE_JSON, Workspace
 from kgkit.stages.communities import Communities, communities_from_json
 from kgkit.stages.narrate import Narrative
 from kgkit.stages.narrate import narrate as narrate_stage
-from kgkit.workflows.run import as_workspace, read_graph
+from kgkit.workflows.graph import as_workspace, read_graph
 
 __all__ = ["Narrated", "narrate"]
 

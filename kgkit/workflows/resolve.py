@@ -47,7 +47,7 @@ from kgkit.stages.resolve import (
     pending,
 )
 from kgkit.stages.resolve import undo as undo_stage
-from kgkit.workflows.run import as_workspace, commit_graph, read_graph
+from kgkit.workflows.graph import as_workspace, commit_graph, read_graph
 
 __all__ = ["Applied", "Resolved", "Undone", "apply", "candidates", "decisions", "record", "resolve", "symmetric_types",
            "undo"]

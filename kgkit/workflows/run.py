@@ -1,5 +1,5 @@
-"""The graph workflows over a Workspace: run (= extract + build + communities + view), extract, build,
-communities and view. Each holds the workspace's writer lock, reads what it needs through the Workspace and
+"""The extraction workflows over a Workspace: run (= extract + build + communities + view) and extract (the
+extractions only); the graph steps they share live in kgkit.workflows.graph. Each holds the workspace's writer lock, reads what it needs through the Workspace and
 commits its outputs as one generation, with the run configuration in the manifest so later steps never ask
 for it again.
 
@@ -21,10 +21,8 @@ for it again.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,47 +32,30 @@ from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BAT
 from kgkit.core.domain import Domain
 from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
-from kgkit.core.records import Chunk, Document, DocumentError, DocumentExtraction, sha256_hex
+from kgkit.core.records import Chunk, Document, DocumentError, DocumentExtraction
 from kgkit.io.cache import Cache
 from kgkit.io.workspace import (
-    COMMUNITIES,
     EXTRACT_SUMMARY,
     EXTRACTIONS,
-    GRAPH,
-    JOURNAL_DIR,
     REJECTED_RUN,
     RUN,
-    VIEW,
-    Generation,
     Workspace,
 )
 from kgkit.stages.build import build_graph
-from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
+from kgkit.stages.communities import Communities, assign_communities, detect_communities
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
+from kgkit.workflows.graph import (
+    as_workspace,
+    domain_of,
+    mark_stale_if_changed,
+    replay_decisions,
+    stage_files,
+    write_graph_outputs,
+)
 from kgkit.workflows.records import Outcome, RunSummary
 
-__all__ = ["BuildResult", "ExtractResult", "RunResult", "RunSummary", "as_workspace", "build", "commit_graph", "communities",
-           "extract", "import_graph", "read_graph", "run", "view"]
-
-DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
-                    "narrative.md": "the graph changed: run `kgkit narrate WS`"}
-
-
-def as_workspace(workspace: Workspace | str | os.PathLike[str]) -> Workspace:
-    """A Workspace for a path (created if absent), or the Workspace given."""
-    return workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-
-
-def read_graph(workspace: Workspace | str | os.PathLike[str]) -> Graph:
-    """The workspace's current graph (FileNotFoundError when it has none yet)."""
-    ws = as_workspace(workspace)
-    return Graph.from_json_dict(json.loads(ws.read_bytes(GRAPH)))
-
-
-def _domain(domain: Domain | str) -> Domain:
-    return io.load_domain(domain) if isinstance(domain, str) else domain
-
+__all__ = ["ExtractResult", "RunResult", "RunSummary", "extract", "run"]
 
 @dataclass
 class ExtractResult:
@@ -89,6 +70,7 @@ class ExtractResult:
     domain_id: str = ""
     ledger: Any = None  # kgkit.llm.BudgetLedger when the extractor calls an LLM (cost report, budget)
     timings: dict[str, float] = field(default_factory=dict)
+    calls_before: int = 0  # the cache's extractor count when this run started (a cache may serve many runs)
 
     @property
     def chunk_errors(self) -> list[str]:
@@ -104,7 +86,7 @@ class ExtractResult:
     @property
     def extractor_calls(self) -> int:
         """Texts the extractor actually processed in this run (0 on a fully cached re-run)."""
-        return self.cache.stats.computed[extract_texts.stage_name]
+        return self.cache.stats.computed[extract_texts.stage_name] - self.calls_before
 
     def cost_report(self) -> Any:
         """Tokens and dollars per stage and per document (a DataFrame; empty without an LLM extractor)."""
@@ -180,32 +162,6 @@ def _extraction_config(corpus: str | Path, domain: Domain, domain_source: Domain
             "extractor": extractor.id, "model": getattr(client, "model", None), **sizes}
 
 
-def _write_graph_outputs(gen: Generation, graph: Graph, comms: Communities, *, write_view: bool,
-                         view_nodes: int) -> dict[str, str]:
-    """Stage graph.json, communities.json and graph.html (or drop a view that would now be stale)."""
-    root = gen.workspace.root
-    gen.write_bytes(GRAPH, graph.to_json_bytes(end=b"\n"))
-    gen.write_json(COMMUNITIES, comms.to_json_dict())
-    outputs = {"graph": str(root / GRAPH), "communities": str(root / COMMUNITIES)}
-    if write_view:
-        from kgkit.views.graph import graph_html
-
-        gen.write_text(VIEW, graph_html(graph, max_nodes=view_nodes))
-        outputs["view"] = str(root / VIEW)
-    elif gen.workspace.exists(VIEW):
-        gen.remove(VIEW)  # a view of an older graph would mislead
-    return outputs
-
-
-def _stale_if_changed(gen: Generation, graph_bytes: bytes) -> None:
-    """Mark the search index and narrative stale when the graph's bytes change (and they exist)."""
-    ws = gen.workspace
-    entry = ws.manifest().artefacts.get(GRAPH)
-    if entry is not None and entry["sha256"] == sha256_hex(graph_bytes):
-        return
-    gen.mark_stale({name: why for name, why in DERIVED_BY_GRAPH.items() if ws.exists(name)})
-
-
 def run(
     workspace: Workspace | str | os.PathLike[str],
     corpus: str | Path,
@@ -235,12 +191,13 @@ def run(
     unless `keep_partial`: the previous generation stays current, the run's summary goes to
     .kgkit/rejected-run.json and `outcome` is "rejected"."""
     ws = as_workspace(workspace)
-    dom = _domain(domain)
+    dom = domain_of(domain)
     extractor = extractor or default_extractor()
     cache = cache or Cache(ws.cache_dir)
     timings: dict[str, float] = {}
     clock = time.perf_counter
     with ws.writer(lock_timeout=lock_timeout, step="run"):
+        calls_before = cache.stats.computed[extract_texts.stage_name]
         documents, errors, chunks, extractions = _extract(
             ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
             max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
@@ -255,7 +212,8 @@ def run(
         graph = assign_communities(graph, comms)
         timings["communities"] = clock() - t
         client = getattr(extractor, "client", None)
-        result = RunResult(documents=documents, errors=errors, chunks=chunks, extractions=extractions, cache=cache,
+        result = RunResult(calls_before=calls_before, documents=documents, errors=errors, chunks=chunks,
+                           extractions=extractions, cache=cache,
                            extractor_id=extractor.id, domain_id=dom.id, ledger=getattr(client, "ledger", None),
                            timings=timings, graph=graph, communities=comms, notes=list(ws.notes))
         failed = result.chunk_errors
@@ -274,10 +232,10 @@ def run(
             corpus, dom, domain, extractor, max_bytes=max_bytes, max_chars=max_chars, overlap_chars=overlap_chars,
             learned_at=learned_at, seed=seed, community_method=community_method, view_nodes=max_view_nodes))
         graph_bytes = graph.to_json_bytes(end=b"\n")
-        _stale_if_changed(gen, graph_bytes)
-        result.outputs = _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
+        mark_stale_if_changed(gen, graph_bytes)
+        result.outputs = write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
         gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
-        _stage_files(gen, journals)
+        stage_files(gen, journals)
         result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
         timings["write"] = clock() - t
         result.generation = ws.manifest().generation + 1
@@ -303,18 +261,20 @@ def extract(
 ) -> ExtractResult:
     """Load, chunk and extract only: commit extractions.jsonl and extract.json (counts and costs)."""
     ws = as_workspace(workspace)
-    dom = _domain(domain)
+    dom = domain_of(domain)
     extractor = extractor or default_extractor()
     cache = cache or Cache(ws.cache_dir)
     timings: dict[str, float] = {}
     with ws.writer(lock_timeout=lock_timeout, step="extract"):
+        calls_before = cache.stats.computed[extract_texts.stage_name]
         documents, errors, chunks, extractions = _extract(
             ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
             max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
             timings=timings)
         _raise_preflight_failure(extractor)
         client = getattr(extractor, "client", None)
-        result = ExtractResult(documents=documents, errors=errors, chunks=chunks, extractions=extractions,
+        result = ExtractResult(calls_before=calls_before, documents=documents, errors=errors, chunks=chunks,
+                               extractions=extractions,
                                cache=cache, extractor_id=extractor.id, domain_id=dom.id,
                                ledger=getattr(client, "ledger", None), timings=timings)
         summary: dict[str, Any] = {
@@ -333,129 +293,3 @@ def extract(
         return result
 
 
-@dataclass
-class BuildResult:
-    """A graph built from extractions (no extractor ran), its communities and what was written."""
-
-    graph: Graph
-    communities: Communities
-    chunk_errors: int
-    outputs: dict[str, str]
-    generation: int
-
-
-def build(
-    workspace: Workspace | str | os.PathLike[str],
-    source: str | Path | None = None,
-    *,
-    domain: Domain | str = "general",
-    learned_at: str | None = None,
-    seed: int = 0,
-    method: Literal["louvain", "leiden"] = "louvain",
-    repair: bool = True,
-    max_view_nodes: int = VIEW_NODES,
-    write_view: bool = True,
-    lock_timeout: float = 60.0,
-) -> BuildResult:
-    """Build the graph from extractions — the workspace's own extractions.jsonl, or `source`: another
-    extractions.jsonl, a workspace holding one, or a sift-kg output folder — then communities and view."""
-    from kgkit.io.extractions import read_extractions
-
-    ws = as_workspace(workspace)
-    dom = _domain(domain)
-    with ws.writer(lock_timeout=lock_timeout, step="build"):
-        found = read_extractions(ws.path(EXTRACTIONS) if source is None else Path(source), domain=dom)
-        graph, journals = replay_decisions(ws, build_graph(found, domain=dom, learned_at=learned_at, repair=repair), dom)
-        comms = detect_communities(graph, seed=seed, method=method)
-        graph = assign_communities(graph, comms)
-        gen = ws.begin("build", config={"domain": dom.id, "domain_source": domain if isinstance(domain, str) else dom.name,
-                                        "learned_at": learned_at, "seed": seed, "community_method": method,
-                                        "view_nodes": max_view_nodes})
-        _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
-        outputs = _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
-        _stage_files(gen, journals)
-        number = gen.commit()
-    from kgkit.io.extractions import failed_chunks
-
-    return BuildResult(graph=graph, communities=comms, chunk_errors=failed_chunks(found), outputs=outputs,
-                       generation=number)
-
-
-def replay_decisions(ws: Workspace, graph: Graph, domain: Domain) -> tuple[Graph, list[tuple[str, bytes | None]]]:
-    """A rebuilt graph with the workspace's accepted decisions applied again (decisions survive a rebuild),
-    and the journal files that go with it: the journals of the graph it replaces are removed, and a fresh
-    journal/0001.json (when a decision changed anything) lets `undo` return to the graph as built."""
-    from kgkit.io.decisions import read_decisions
-    from kgkit.stages.resolve import apply_decisions
-
-    files: dict[str, bytes | None] = {name: None for name in ws.journal_names()}
-    decisions = read_decisions(ws)
-    if decisions:
-        out = apply_decisions(without_communities(graph), decisions, symmetric=domain.symmetric_types())
-        if out.journal.before_sha256 != out.journal.after_sha256:
-            files[f"{JOURNAL_DIR}/0001.json"] = io.dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"
-            graph = out.graph
-    return graph, sorted(files.items())
-
-
-def _stage_files(gen: Generation, files: Sequence[tuple[str, bytes | None]]) -> None:
-    """Stage extra files of a generation (None: the file is removed)."""
-    for name, data in files:
-        if data is None:
-            gen.remove(name)
-        else:
-            gen.write_bytes(name, data)
-
-
-def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tuple[str, bytes | None]] = (),
-                 seed: int | None = None, method: str | None = None, write_view: bool = True,
-                 view_nodes: int | None = None) -> tuple[Graph, Communities, int]:
-    """Commit a changed graph with fresh communities and view (and `extra` files: name -> bytes, None to
-    remove) as one generation; the search index and narrative become stale. Inside `ws.writer()`."""
-    config = ws.manifest().config
-    seed = config.get("seed", 0) if seed is None else seed
-    method = config.get("community_method", "louvain") if method is None else method
-    view_nodes = config.get("view_nodes", VIEW_NODES) if view_nodes is None else view_nodes
-    comms = detect_communities(graph, seed=seed, method=method)  # type: ignore[arg-type]
-    graph = assign_communities(graph, comms)
-    gen = ws.begin(step, config={"seed": seed, "community_method": method, "view_nodes": view_nodes})
-    _stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
-    _write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=view_nodes)
-    _stage_files(gen, extra)
-    return graph, comms, gen.commit()
-
-
-def import_graph(workspace: Workspace | str | os.PathLike[str], graph: Graph, *, write_view: bool = True,
-                 max_view_nodes: int = VIEW_NODES, lock_timeout: float = 60.0) -> tuple[Graph, int]:
-    """Make a graph made elsewhere (a sift-kg project, an export read back) the workspace's graph, with its
-    communities and view, as one generation; returns the graph committed and the generation."""
-    ws = as_workspace(workspace)
-    with ws.writer(lock_timeout=lock_timeout, step="import"):
-        graph, _, number = commit_graph(ws, graph, step="import", write_view=write_view, view_nodes=max_view_nodes)
-    return graph, number
-
-
-def communities(
-    workspace: Workspace | str | os.PathLike[str], *, seed: int = 0,
-    method: Literal["louvain", "leiden"] = "louvain", lock_timeout: float = 60.0,
-) -> Communities:
-    """Find the current graph's communities again (another seed or method): graph.json, communities.json and
-    graph.html are rewritten."""
-    ws = as_workspace(workspace)
-    with ws.writer(lock_timeout=lock_timeout, step="communities"):
-        _, comms, _ = commit_graph(ws, read_graph(ws), step="communities", seed=seed, method=method)
-    return comms
-
-
-def view(workspace: Workspace | str | os.PathLike[str], *, max_nodes: int | None = None,
-         lock_timeout: float = 60.0) -> Path:
-    """Draw graph.html again from the current graph (`max_nodes`: the most connected entities shown)."""
-    from kgkit.views.graph import graph_html
-
-    ws = as_workspace(workspace)
-    with ws.writer(lock_timeout=lock_timeout, step="view"):
-        nodes = ws.manifest().config.get("view_nodes", VIEW_NODES) if max_nodes is None else max_nodes
-        gen = ws.begin("view", config={"view_nodes": nodes})
-        gen.write_text(VIEW, graph_html(read_graph(ws), max_nodes=nodes))
-        gen.commit()
-    return ws.path(VIEW)

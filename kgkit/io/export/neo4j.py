@@ -105,7 +105,13 @@ def cypher_script(graph: Graph, *, provenance: bool = True) -> str:
         out += _unwind(rows, "MATCH (a:Entity {id: row.source}) MATCH (b:Entity {id: row.target})\n"
                              f"MERGE (a)-[r:{rel_type} {{id: row.id}}]->(b) SET r += row")
     if provenance:
-        mentions = [{**r, "id": mention_id(r)} for r in records(graph.provenance) if r.get("kind") == "entity"]
+        seen: dict[str, int] = {}
+        mentions = []
+        for r in records(graph.provenance):
+            if r.get("kind") == "entity":
+                base = mention_id(r)
+                seen[base] = seen.get(base, 0) + 1  # identical rows (no span) stay distinct mentions
+                mentions.append({**r, "id": base if seen[base] == 1 else f"{base}.{seen[base]}"})
         out += _unwind(mentions, "MATCH (a:Entity {id: row.item_id}) MATCH (d:Document {id: row.document_id})\n"
                                  "MERGE (a)-[m:MENTIONED_IN {id: row.id}]->(d) SET m += row")
     return "".join(out)
@@ -113,7 +119,8 @@ def cypher_script(graph: Graph, *, provenance: bool = True) -> str:
 
 def mention_id(row: dict[str, Any]) -> str:
     """A stable id for one provenance row (a hash of all its cells), so MENTIONED_IN edges can be MERGEd:
-    running the script again finds them instead of adding copies; identical rows are one edge.
+    running the script again finds them instead of adding copies (the script numbers identical rows:
+    id, id.2, id.3 ...).
 
     >>> mention_id({"item_id": "e1", "chunk_id": "c#0", "start": 3}) == mention_id({"start": 3, "chunk_id": "c#0", "item_id": "e1"})
     True

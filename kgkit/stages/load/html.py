@@ -76,16 +76,10 @@ def html_depth(html: str, *, limit: int = MAX_HTML_DEPTH) -> int:
                 open_count[name] -= 1
                 foreign -= name in _FOREIGN
             continue
-        self_closing = html[pos - 2] == "/"
-        if name in _RAW_TEXT and not foreign:  # their content is text up to the matching end tag
-            close = re.compile(rf"</{re.escape(name)}[\s/>]", re.IGNORECASE).search(html, pos)
-            if close is None:
-                break
-            pos = close.start()
         if name in _VOID_TAGS or name in _OPTIONAL_END_TAGS:
             continue
-        if self_closing and (name in _FOREIGN or (foreign and name not in _BREAKOUT)):
-            continue
+        if html[pos - 2] == "/" and (name in _FOREIGN or (foreign and name not in _BREAKOUT)):
+            continue  # self-closing
         stack.append(name)
         open_count[name] = open_count.get(name, 0) + 1
         foreign += name in _FOREIGN
@@ -93,6 +87,11 @@ def html_depth(html: str, *, limit: int = MAX_HTML_DEPTH) -> int:
             deepest = len(stack)
             if deepest > limit:
                 break
+        if name in _RAW_TEXT and not foreign:  # their content is text up to the matching end tag
+            close = re.compile(rf"</{re.escape(name)}[\s/>]", re.IGNORECASE).search(html, pos)
+            if close is None:
+                break
+            pos = close.start()
     return deepest
 
 

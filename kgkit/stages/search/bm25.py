@@ -278,6 +278,25 @@ class KeywordIndex:
             rows, final = self._reward_proximity(rows, final, pairs)
         return rows, final, matched[rows]
 
+    def title_rows(self, terms: Sequence[str], *, mask: np.ndarray | None = None, limit: int = 100) -> np.ndarray:
+        """Live rows allowed by `mask` whose title has every one of `terms`, shortest title first (then by row):
+        the candidates for a name match (kgkit.stages.search.names)."""
+        df = self.df.view()
+        ids = [self.vocab.get(t) for t in dict.fromkeys(terms)]
+        if not ids or any(i is None or df[i] == 0 for i in ids):
+            return np.zeros(0, np.int64)
+        rows: np.ndarray | None = None
+        for term in sorted(ids, key=lambda i: int(df[i])):  # rarest first: the intersection shrinks fastest
+            entries = self._posting(term)  # type: ignore[arg-type]
+            found = self.e_row.data[entries[self.e_tf0.data[entries] > 0]].astype(np.int64)
+            rows = found if rows is None else np.intersect1d(rows, found, assume_unique=True)
+            if len(rows) == 0:
+                return rows
+        assert rows is not None
+        keep = self.alive.data[rows] if mask is None else self.alive.data[rows] & mask[rows]
+        rows = rows[keep]
+        return rows[np.lexsort((rows, self.lengths[0].data[rows]))[:limit]]
+
     def _reward_proximity(self, rows: np.ndarray, scores: np.ndarray, pairs: np.ndarray
                           ) -> tuple[np.ndarray, np.ndarray]:
         """Multiply the first `rerank` scores by 1 + proximity * (share of `pairs` the row has) and re-sort

@@ -1,5 +1,5 @@
-"""Pure ranking helpers: weighted reciprocal rank fusion, greedy MMR, and rolling hits up to documents or
-entities.
+"""Pure ranking helpers: weighted reciprocal rank fusion, a convex combination of normalised scores, greedy MMR,
+and rolling hits up to documents or entities.
 
 >>> [(key, round(s, 4)) for key, s in rrf({"keyword": ["a", "b", "c"], "dense": ["b", "a"]}, weights={}, k=60)]
 [('a', 0.0325), ('b', 0.0325), ('c', 0.0159)]
@@ -30,6 +30,35 @@ def rrf(rankings: Mapping[str, Sequence[K]], *, weights: Mapping[str, float], k:
             continue
         for rank, key in enumerate(ranked, start=1):
             scores[key] = scores.get(key, 0.0) + w / (k + rank)
+    order = {key: i for i, key in enumerate(scores)}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+def convex(rankings: Mapping[str, tuple[np.ndarray, np.ndarray]], *, weights: Mapping[str, float]
+           ) -> list[tuple[int, float]]:
+    """Convex combination of normalised scores: score(item) = sum over channels of weight * normalised score,
+    where a keyword score is divided by the channel's best and a dense score (a cosine) is kept as it is
+    (below 0: 0). An item a channel did not return adds 0 there. Ties: channels in the order given, then rank.
+
+    >>> import numpy as np
+    >>> fused = convex({"keyword": (np.array([1, 2]), np.array([8.0, 2.0])), "dense": (np.array([2]), np.array([0.9]))},
+    ...                weights={"keyword": 0.5, "dense": 0.5})
+    >>> [(row, round(s, 3)) for row, s in fused]
+    [(2, 0.575), (1, 0.5)]
+    """
+    scores: dict[int, float] = {}
+    for channel, (rows, values) in rankings.items():
+        w = weights.get(channel, 1.0)
+        if w == 0 or not len(rows):
+            continue
+        values = np.asarray(values, dtype=np.float64)
+        if channel == "dense":
+            normalised = np.clip(values, 0.0, None)
+        else:
+            best = float(values.max())
+            normalised = values / best if best > 0 else np.zeros(len(values))
+        for row, v in zip(rows.tolist(), normalised.tolist()):
+            scores[row] = scores.get(row, 0.0) + w * v
     order = {key: i for i, key in enumerate(scores)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 

@@ -19,8 +19,11 @@ from kgkit.stages.search.items import SearchItem
 
 
 def hits_frame(page: Sequence[tuple[int, float]], items: Sequence[SearchItem],
-               detail: Mapping[str, Mapping[int, tuple[int, float]]], *, offset: int = 0) -> pd.DataFrame:
-    """One row per (row, fused score), ranks counted from offset + 1; per-channel rank/score or None."""
+               detail: Mapping[str, Mapping[int, tuple[int, float]]], *, offset: int = 0,
+               matches: Mapping[int, str] | None = None) -> pd.DataFrame:
+    """One row per (row, fused score), ranks counted from offset + 1; per-channel rank/score or None; `match`:
+    how the query names the item ('exact', 'phrase') or None."""
+    matches = matches or {}
     from kgkit.stages.search.index import HIT_COLUMNS
 
     records: list[dict[str, Any]] = []
@@ -36,6 +39,7 @@ def hits_frame(page: Sequence[tuple[int, float]], items: Sequence[SearchItem],
             rank, value = detail.get(channel, {}).get(row, (None, None))
             rec[f"{channel}_rank"] = rank
             rec[f"{channel}_score"] = None if value is None else round(float(value), 6)
+        rec["match"] = matches.get(row)
         records.append(rec)
     nullable = set(HIT_COLUMNS) - {"rank", "id", "kind", "score", "title", "text"}  # None stays None
     columns: dict[str, Any] = {}

@@ -31,9 +31,10 @@ import numpy as np
 from kgkit.core.records import Record
 from kgkit.stages.search.bm25 import GrowingArray, KeywordIndex
 from kgkit.stages.search.dense import DenseIndex
-from kgkit.stages.search.fusion import mmr, rrf
+from kgkit.stages.search.fusion import convex, mmr, rrf
+from kgkit.stages.search.graph import EntityGraph
 from kgkit.stages.search.items import KINDS, SearchItem
-from kgkit.stages.search.proximity import graph_ranking
+from kgkit.stages.search.names import name_coverage, query_tokens
 from kgkit.stages.search.text import query_terms
 
 if TYPE_CHECKING:
@@ -43,9 +44,11 @@ if TYPE_CHECKING:
     from kgkit.stages.embed import Embedder
 
 CHANNELS = ("keyword", "dense", "graph")
+Progress = Callable[[str, int, int], None]
+"""A progress callback: (stage, done, total), as kgkit.workflows.corpus.Progress."""
 HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "chunk_id", "start", "end", "evidence",
                "text", "documents", "entities", "keyword_rank", "keyword_score", "dense_rank", "dense_score",
-               "graph_rank", "graph_score"]
+               "graph_rank", "graph_score", "match"]
 
 
 class IndexChanges(Record):
@@ -71,14 +74,21 @@ class SearchConfig:
     MuSiQue sets in bench/RESULTS.md.
 
     `query_cache`: how many query vectors (by query text) the index keeps, most recently used first, so the
-    next page of a question or a repeated question skips the query embedding (~12 ms with MiniLM); 0: none."""
+    next page of a question or a repeated question skips the query embedding (~12 ms with MiniLM); 0: none.
 
-    weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 0.5})
+    `names`: items named by the query (an exact name, or a name holding the query as a phrase) rank first
+    (kgkit.stages.search.names); False ranks by the fused score alone."""
+
+    weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 1.0})
+    fusion: str = "rrf"
     k: float = 60.0
     depth: int = 100
-    seed_hits: int = 10
     lookup_dense: float = 0.0
     query_cache: int = 256
+    names: bool = True
+    graph_restart: float = 0.5
+    graph_text_seeds: int = 5
+    graph_text_weight: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -149,9 +159,9 @@ class SearchIndex:
         self._kind = GrowingArray(np.int8, -1)
         self._rows_by_type: dict[str, list[int]] = defaultdict(list)
         self._rows_by_document: dict[str, list[int]] = defaultdict(list)
-        self._rows_by_entity: dict[str, list[int]] = defaultdict(list)
         self._relation_rows: list[int] = []
-        self._adjacency: dict[str, set[str]] | None = None
+        self._with_entities = 0  # rows (live or not) that name entities: the graph channel has something to walk
+        self._graph: EntityGraph | None = None  # built at the first graph search after a write
         self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # LRU by (embedder, text)
         self._query_lock = threading.Lock()
         self._lock = threading.Lock()  # concurrent writers: the store groups their commits, memory takes turns
@@ -163,14 +173,14 @@ class SearchIndex:
 
     @classmethod
     def from_store(cls, store: SearchStore, *, embedder: Embedder | None = None, cache: StageCache | None = None,
-                   config: SearchConfig | None = None) -> SearchIndex:
+                   config: SearchConfig | None = None, progress: Progress | None = None) -> SearchIndex:
         """The index kept in `store` (kgkit.io.search_store.open_index opens one from a folder). Items embedded
-        by another embedder are re-embedded."""
+        by another embedder are re-embedded (`progress` is told how far)."""
         index = cls(embedder=embedder, cache=cache, config=config, store=store)
         items, vectors, meta = store.load()
         same_model = embedder is not None and meta.get("embedder") == embedder.id
         if embedder is not None and not same_model and items:
-            vectors = list(index._embed([i.text for i in items]))
+            vectors = list(index._embed([i.text for i in items], progress))
             store.write(list(zip(items, vectors)), meta={"embedder": embedder.id})
             items, vectors, meta = store.load()
         elif embedder is not None and not same_model:
@@ -232,23 +242,45 @@ class SearchIndex:
                     self._query_vectors.popitem(last=False)
         return vector
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """The embedder's vectors for `texts` (through the cache when there is one: one entry per text).
+        Texts go shortest first in batches of 64, so a batch pads to texts of about its own length; identical
+        texts are embedded once. `progress("embed", done, total)` after each batch."""
         if self.embedder is None:
             return np.zeros((len(texts), 0), dtype=np.float32)
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        from kgkit.stages.embed import embed_rows
+
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        ordered = [texts[i] for i in order]
+        done = 0
+
+        def report(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress is not None:
+                progress("embed", done, len(texts))
+
         if self.cache is not None:
-            from kgkit.stages.embed import embed_rows
+            rows = self.cache.map(embed_rows, ordered, batch_size=64, on_batch=report, embedder=self.embedder)
+        else:
+            unique = list(dict.fromkeys(ordered))
+            found: dict[str, np.ndarray] = {}
+            for start in range(0, len(unique), 64):
+                batch = unique[start : start + 64]
+                found.update(zip(batch, embed_rows(batch, embedder=self.embedder)))
+                report(len(batch))
+            rows = [found[t] for t in ordered]
+        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        out[order] = np.stack(rows)
+        return out
 
-            return np.stack(self.cache.map(embed_rows, list(texts), batch_size=64, embedder=self.embedder))
-        from kgkit.stages.embed import embed_texts
-
-        return embed_texts(list(texts), embedder=self.embedder)
-
-    def add(self, items: Iterable[SearchItem], *, vectors: np.ndarray | None = None,
+    def add(self, items: Iterable[SearchItem], *, vectors: np.ndarray | None = None, progress: Progress | None = None,
             _between_rows: Any = None) -> IndexChanges:
         """Add new items, replace those whose content hash changed, skip unchanged ones (one transaction).
-        `vectors` (one row per item, from the index's embedder) skips embedding; by default items are embedded."""
+        `vectors` (one row per item, from the index's embedder) skips embedding; by default items are embedded
+        (`progress(stage, done, total)` is told how far)."""
         items = list(items)
         if vectors is not None and len(vectors) != len(items):
             raise ValueError(f"{len(vectors)} vectors for {len(items)} items")
@@ -266,7 +298,7 @@ class SearchIndex:
         elif vectors is not None:
             vectors = np.asarray(vectors, dtype=np.float32)[list(todo.values())]
         else:
-            vectors = self._embed([i.text for i in fresh])
+            vectors = self._embed([i.text for i in fresh], progress)
         for item, vector in zip(fresh, vectors) if self.dense is not None else ():
             if vector is None or len(vector) != self.dense.dim:
                 raise ValueError(f"item {item.id} has no {self.dense.dim}-d vector")
@@ -305,11 +337,11 @@ class SearchIndex:
             self._rows_by_type[item.type].append(row)
         for doc in item.documents or ((item.document_id,) if item.document_id else ()):
             self._rows_by_document[doc].append(row)
-        for entity in item.entities:
-            self._rows_by_entity[entity].append(row)
+        if item.entities:
+            self._with_entities += 1
+            self._graph = None
         if item.kind == "relation":
             self._relation_rows.append(row)
-            self._adjacency = None
         if self.dense is not None:
             self.dense.add(vector)
 
@@ -317,8 +349,8 @@ class SearchIndex:
         row = self.row_of.pop(item_id, None)
         if row is not None:
             self.keyword.retire(row)
-            if self.items[row].kind == "relation":
-                self._adjacency = None
+            if self.items[row].entities:
+                self._graph = None
 
     # ----------------------------------------------------------------- filters
 
@@ -343,22 +375,39 @@ class SearchIndex:
                     keep[row] = False
         return keep
 
-    def adjacency(self, mask: np.ndarray | None = None) -> dict[str, set[str]]:
-        """Entity -> neighbouring entities, over live relation items (only those `mask` allows, when given)."""
-        if mask is None and self._adjacency is not None:
-            return self._adjacency
-        alive = self.keyword.alive.view()
-        adj: dict[str, set[str]] = defaultdict(set)
-        for row in self._relation_rows:
-            if alive[row] and (mask is None or mask[row]):
-                a, b = self.items[row].entities[:2]
-                adj[a].add(b)
-                adj[b].add(a)
-        if mask is None:
-            self._adjacency = adj
-        return adj
+    def graph(self) -> EntityGraph | None:
+        """The entity graph of the live items (kgkit.stages.search.graph), None when no item names an entity.
+        Built at the first graph search after a write, then kept."""
+        if not self._with_entities:
+            return None
+        with self._lock:
+            if self._graph is None:
+                self._graph = EntityGraph(self.items, self.keyword.alive.view())
+            return self._graph
 
     # ----------------------------------------------------------------- search
+
+    def _name_first(self, query: str, terms: list[str], fused: list[tuple[int, float]], allowed: np.ndarray | None
+                    ) -> tuple[list[tuple[int, float]], dict[int, str]]:
+        """Items named by the query first (kgkit.stages.search.names): exact names, then names holding the query
+        as a phrase, those the query is more of first ("Marshal Stalin" before "Attlee ; Marshal Stalin" for
+        "stalin"), then by fused score; then every other hit in fused order. Candidates: the `depth` rows with
+        the shortest titles that have every query term."""
+        wanted = query_tokens(query)
+        if not wanted:
+            return fused, {}
+        coverage: dict[int, float] = {}
+        for row in self.keyword.title_rows(terms, mask=allowed, limit=self.config.depth).tolist():
+            share = name_coverage(wanted, self.items[row])
+            if share is not None:
+                coverage[row] = share
+        if not coverage:
+            return fused, {}
+        score = dict(fused)
+        named = sorted(coverage, key=lambda r: (-coverage[r], -score.get(r, 0.0), r))
+        first = [(r, score.get(r, 0.0)) for r in named]
+        matches = {r: "exact" if coverage[r] == 1.0 else "phrase" for r in named}
+        return first + [(r, s) for r, s in fused if r not in coverage], matches
 
     def search(self, query: str, *, kind: str | Sequence[str] | None = None, type: str | Sequence[str] | None = None,
                document: str | Sequence[str] | None = None, as_of: str | None = None, limit: int = 10,
@@ -387,42 +436,61 @@ class SearchIndex:
         allowed = None if filters.empty else self.mask(filters)
         t = lap("filter", t)
         depth = self.config.depth  # fixed, so `total` and every page are the same whatever the offset
-        ranked: dict[str, list[int]] = {}
-        detail: dict[str, dict[int, tuple[int, float]]] = {}
-        weights = dict(self.config.weights)
+        config = self.config
+        ranked: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        weights = dict(config.weights)
         lookup = False
         if "keyword" in channels and terms:
             rows, scores, matched = self.keyword.search(terms, mask=allowed, limit=depth,
                                                         pairs=self.keyword.query_pairs(query))
             lookup = len(matched) > 0 and int(matched.max()) >= len(terms)
             if lookup:
-                weights["dense"] = weights.get("dense", 1.0) * self.config.lookup_dense
-            ranked["keyword"] = rows.tolist()
-            detail["keyword"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
+                weights["dense"] = weights.get("dense", 1.0) * config.lookup_dense
+            ranked["keyword"] = (rows, scores)
             t = lap("keyword", t)
         if "dense" in channels and self.dense is not None and query.strip() and len(self.dense) and weights["dense"]:
             vector = self._query_vector(query[:2000])
             t = lap("embed", t)
             dmask = self.keyword.alive.view() if allowed is None else allowed
-            rows, scores = self.dense.search(vector, mask=dmask, limit=depth)
-            ranked["dense"] = rows.tolist()
-            detail["dense"] = {int(r): (i + 1, float(s)) for i, (r, s) in enumerate(zip(rows, scores))}
+            ranked["dense"] = self.dense.search(vector, mask=dmask, limit=depth)
             t = lap("dense", t)
-        if "graph" in channels and ranked and self._rows_by_entity:
-            first = rrf(ranked, weights=weights, k=self.config.k)[: self.config.seed_hits]
-            seeds: dict[str, float] = defaultdict(float)
-            for row, score in first:
-                for entity in self.items[row].entities:
-                    seeds[entity] += score
-            live = self.keyword.alive.view() if allowed is None else allowed
-            adjacency = self.adjacency(None if filters.as_of is None else live)
-            pairs = graph_ranking(seeds, adjacency, self._rows_by_entity, allowed=lambda r: bool(live[r]),
-                                  entities_of=lambda r: self.items[r].entities, limit=depth)
-            ranked["graph"] = [r for r, _ in pairs]
-            detail["graph"] = {r: (i + 1, s) for i, (r, s) in enumerate(pairs)}
-            t = lap("graph", t)
-        fused = rrf(ranked, weights=weights, k=self.config.k)
+        text = {c: v for c, v in ranked.items() if weights.get(c, 1.0)}
+        if config.fusion == "convex":
+            fused = convex(text, weights=weights)
+        else:
+            fused = rrf({c: rows.tolist() for c, (rows, _) in text.items()}, weights=weights, k=config.k)
         t = lap("fusion", t)
+        graph = self.graph() if "graph" in channels and weights.get("graph", 1.0) else None
+        named = graph.link(query) if graph is not None else {}
+        if named:
+            seeds = dict(named)
+            text_seeds: dict[int, float] = defaultdict(float)
+            share = config.graph_text_weight * sum(seeds.values())
+            top = [row for row, _ in fused[: config.graph_text_seeds]]
+            decay = sum(1.0 / (i + 1) for i in range(len(top)))
+            for i, row in enumerate(top):
+                nodes = graph.nodes_of(row)
+                for node in nodes:
+                    text_seeds[node] += share / (i + 1) / decay / len(nodes)
+            for node, weight in text_seeds.items():
+                seeds[node] = seeds.get(node, 0.0) + weight
+            walk = {}
+            if filters.as_of is not None:
+                live = self.mask(Filters(as_of=filters.as_of))
+                walk = dict(zip(("indptr", "indices"), graph.without_relations(lambda r: bool(live[r]))))
+            live_rows = self.keyword.alive.view() if allowed is None else allowed
+            rows, scores = graph.rank(seeds, allowed=live_rows, limit=depth, restart=config.graph_restart, **walk)
+            ranked["graph"] = (rows, scores)
+            best = float(scores[0]) if len(scores) else 1.0
+            reached = {int(r): 1.0 + float(v) / best for r, v in zip(rows, scores)}
+            fused = list(reached.items()) + [(r, v) for r, v in fused if r not in reached]
+            t = lap("graph", t)
+        detail = {c: {int(r): (i + 1, float(v)) for i, (r, v) in enumerate(zip(rows, scores))}
+                  for c, (rows, scores) in ranked.items()}
+        matches: dict[int, str] = {}
+        if self.config.names and terms:
+            fused, matches = self._name_first(query, terms, fused, allowed)
+            t = lap("names", t)
         if mmr_lambda is not None and self.dense is not None and fused:
             pool = fused
             rows = np.array([r for r, _ in pool])
@@ -431,10 +499,11 @@ class SearchIndex:
             fused = [pool[i] for i in picked]
             t = lap("mmr", t)
         page = fused[offset : offset + limit]
-        frame = hits_frame(page, self.items, detail, offset=offset)
+        frame = hits_frame(page, self.items, detail, offset=offset, matches=matches)
         lap("assemble", t)
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         timings["cpu_total"] = round((time.process_time() - cpu_started) * 1000, 3)
         frame.attrs.update(total=len(fused), timings_ms=timings, terms=terms, channels=list(ranked), lookup=lookup,
-                           weights={c: weights.get(c, 1.0) for c in ranked})
+                           weights={c: weights.get(c, 1.0) for c in ranked},
+                           named=graph.entity_ids(named) if named else [])
         return frame

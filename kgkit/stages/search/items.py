@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from kgkit.core.records import Chunk, short_hash
-from kgkit.stages.search.text import fact_sentence
+from kgkit.stages.search.text import document_name, fact_sentence
 
 if TYPE_CHECKING:
     from kgkit.core.graph import Graph
@@ -62,8 +62,13 @@ class SearchItem:
 
     @property
     def text(self) -> str:
-        """The text embedded for the dense channel."""
-        return f"{self.title}\n{self.body}" if self.body else self.title
+        """The text embedded for the dense channel: an entity's names and body; a relation's evidence sentence
+        (relations found in one sentence share its vector, embedded once), or its fact when it has none; a
+        chunk's document name and text."""
+        if self.kind == "relation":
+            return self.evidence or self.body
+        title = document_name(self.title) if self.kind == "chunk" else self.title
+        return f"{title}\n{self.body}" if self.body and title else self.body or title
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

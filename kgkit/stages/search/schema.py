@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 SCHEMA = "kgkit.search/1"
 MAX_LIMIT = 100
 MAX_TEXT = 500
-HIT_FIELDS = ("rank", "id", "kind", "score", "title", "type", "text", "provenance", "channels", "entities")
+HIT_FIELDS = ("rank", "id", "kind", "score", "title", "type", "text", "provenance", "channels", "entities", "match")
 
 
 def hit_json(row: dict[str, Any]) -> dict[str, Any]:
@@ -39,6 +39,7 @@ def hit_json(row: dict[str, Any]) -> dict[str, Any]:
         "channels": {c: {"rank": json_cell(row[f"{c}_rank"]), "score": json_cell(row[f"{c}_score"])}
                      for c in ("keyword", "dense", "graph") if json_cell(row[f"{c}_rank"]) is not None},
         "entities": list(row["entities"])[:20],
+        "match": json_cell(row.get("match")),
     }
 
 

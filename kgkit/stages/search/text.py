@@ -45,6 +45,15 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def cased_tokens(text: str) -> list[str]:
+    """Every token of `text` as written (case and accents kept), in order: `tokens` folds each of them.
+
+    >>> cased_tokens("the Bubye River's mouth")
+    ['the', 'Bubye', 'River', 's', 'mouth']
+    """
+    return _WORD.findall(text)
+
+
 def query_terms(query: str, *, max_terms: int = MAX_QUERY_TERMS) -> list[str]:
     """Distinct non-stopword tokens of a query, in order, at most `max_terms` (a query of stopwords only keeps
     them). Any text is a valid query: FTS syntax (`*`, quotes, `NEAR(`) is just punctuation here."""
@@ -57,6 +66,21 @@ def fact_sentence(source: str, relation_type: str, target: str, evidence: str | 
     """A relation as one sentence: "Source TYPE Target: evidence"."""
     head = f"{source} {relation_type} {target}"
     return f"{head}: {evidence}" if evidence else head
+
+
+DOCUMENT_SUFFIXES = frozenset({"txt", "md", "markdown", "rst", "html", "htm", "xhtml", "pdf", "docx", "doc", "odt",
+                               "rtf", "epub", "json", "jsonl", "csv", "tsv", "xml", "tex"})
+
+
+def document_name(path: str) -> str:
+    """A document's name from its path: no folders, no document file extension.
+
+    >>> document_name("speeches/1941-Roosevelt-1.txt"), document_name("posix.pidfd_open")
+    ('1941-Roosevelt-1', 'posix.pidfd_open')
+    """
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, suffix = name.rpartition(".")
+    return stem if dot and stem and suffix.lower() in DOCUMENT_SUFFIXES else name
 
 
 def snippet(text: str, limit: int = 300) -> str:

@@ -1,0 +1,505 @@
+"""Benchmark: offline extraction quality against gold (issue 15), with a plain spaCy NER baseline in the same run.
+
+    .venv/bin/python bench/bench_extract.py                 # Re-DocRED dev (500 documents) + Christmas Carol
+    .venv/bin/python bench/bench_extract.py --limit 100     # the first 100 documents only
+    .venv/bin/python bench/bench_extract.py --demo-sample   # + the demo judged sample (bench/out/demo_judge_seed0.md)
+    .venv/bin/python bench/bench_extract.py --json out.json # + every figure as JSON
+
+Data: ../shared/data (Re-DocRED dev: MIT; A Christmas Carol: public domain). Each part is skipped, with a message
+saying so, when its data is absent.
+
+**Re-DocRED dev.** Each document's text is its tokens joined by spaces (the gold token spans become character
+spans). It runs through what `kgkit run` does with the offline extractor: chunk_document, the extractor,
+locate + merge_document, then the document-level mention stage (kgkit.stages.coref). Named gold entities are the
+vertexSet clusters typed PER, ORG, LOC or MISC (TIME and NUM are not named things); a predicted entity is one
+(name, type) of a document.
+
+- entity recall (name): share of gold entities one of whose mention names equals a predicted entity's name
+  (both normalised: case, punctuation, spaces, a leading "the"); relaxed: a predicted mention overlaps one of
+  its mentions.
+- name precision: share of predicted entities whose name equals a gold mention name; any-overlap precision: one
+  of whose mentions overlaps a gold mention.
+- type agreement: of predicted entities matched by name, the share whose type fits the gold type (PER -> Person,
+  ORG -> Organization, LOC -> Location, MISC -> anything else; a Group (nationality) on a LOC demonym such as
+  "German" counts: Re-DocRED types demonyms of countries LOC, the domain calls them Group).
+- relation pair recall: share of gold triples whose two entities (either direction) a predicted relation joins,
+  for all relations (co-occurrence included), for non-co-occurrence relations, and for typed ones (neither
+  RELATED_TO nor MENTIONED_WITH).
+- typed on gold pairs: share of the predicted typed relations (distinct source, target, type per document) whose
+  two endpoints are a gold pair; per relation type and per rule too (the figures the rule confidences are
+  calibrated from).
+- CPU per document: process time of the whole pipeline per document, the model already loaded, documents
+  extracted 16 per call (as `kgkit run` batches chunks) and the naming stage run once over the corpus.
+
+The baseline is spaCy's NER alone (the same model, labels typed through the same domain, names as spaCy cut them).
+
+**A Christmas Carol.** The book through the same pipeline, then build_graph: the entities whose name holds
+"Scrooge" (target: one, a Person), and the entities named only inside the Project Gutenberg header and licence
+(target: none).
+
+**Demo judged sample** (--demo-sample): `kgkit run` on data/demo with the offline extractor, then a seeded sample
+(seed 0) of 40 entities and 40 relations (co-occurrence excluded; their count is printed) written with their
+evidence to bench/out/demo_judge_seed0.md, to be judged by reading; the judgements go in bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # CPU per document: one thread, as a test run has
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kgkit.core.domain import Domain  # noqa: E402
+from kgkit.core.records import Document, DocumentExtraction  # noqa: E402
+from kgkit.io import load_domain  # noqa: E402
+from kgkit.stages.chunk import chunk_document  # noqa: E402
+from kgkit.stages.extract import locate, merge_document  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+DOCRED = Path("triples") / "re_docred_dev" / "dev_revised.json"
+CAROL = Path("corpora") / "christmas_carol" / "a_christmas_carol_gutenberg24022.txt"
+DEMO = ROOT / "data" / "demo" / "sotu_1934_1946"
+OUT = ROOT / "bench" / "out"
+NAMED = ("PER", "ORG", "LOC", "MISC")
+FITS = {"PER": {"Person"}, "ORG": {"Organization"}, "LOC": {"Location"}}
+WEAK = {"RELATED_TO", "MENTIONED_WITH"}
+CO_OCCURRENCE = "MENTIONED_WITH"
+BATCH = 16  # documents per extractor call (kgkit run: OFFLINE_BATCH_SIZE chunks per batch)
+
+
+def norm(name: str) -> str:
+    """Case, punctuation and spaces removed, a leading "the" dropped: "The U.S. Army" -> "us army"."""
+    name = re.sub(r"[^\w\s]", "", name.casefold().replace("-", " "))
+    name = " ".join(name.split())
+    return name[4:] if name.startswith("the ") else name
+
+
+# --------------------------------------------------------------------------- Re-DocRED documents
+
+
+@dataclass
+class Gold:
+    text: str
+    title: str
+    entities: list[dict[str, Any]]  # {"type", "names": set, "spans": [(start, end)]}
+    labels: list[tuple[int, str, int]]
+
+
+def gold_documents(path: Path, limit: int | None) -> list[Gold]:
+    docs = json.loads(path.read_text(encoding="utf-8"))[:limit]
+    out = []
+    for d in docs:
+        pieces, starts, at = [], [], 0
+        for sent in d["sents"]:
+            row = []
+            for token in sent:
+                row.append(at)
+                pieces.append(token)
+                at += len(token) + 1
+            starts.append(row)
+        text = " ".join(pieces)
+        entities = []
+        for cluster in d["vertexSet"]:
+            spans = []
+            for m in cluster:
+                s, e = m["pos"]
+                first = starts[m["sent_id"]][s]
+                last = starts[m["sent_id"]][e - 1] + len(d["sents"][m["sent_id"]][e - 1])
+                spans.append((first, last))
+            entities.append({"type": cluster[0]["type"], "names": {norm(m["name"]) for m in cluster}, "spans": spans})
+        out.append(Gold(text, d["title"], entities, [(lab["h"], lab["r"], lab["t"]) for lab in d["labels"]]))
+    return out
+
+
+@dataclass
+class Predicted:
+    entities: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)  # (name, type) -> spans
+    relations: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # (source, target, type, rule, predicate)
+    aliases: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (name, type) -> surface names
+
+
+def from_extraction(doc: DocumentExtraction) -> Predicted:
+    """The entities and relations of a document's extraction, at document offsets."""
+    out = Predicted()
+    for where in doc.chunks:
+        off = where.chunk_start
+        for e in where.extraction.entities:
+            key = (e.name, e.type)
+            spans = out.entities.setdefault(key, [])
+            if e.span is not None:
+                spans.append((e.span.start + off, e.span.end + off))
+            out.aliases.setdefault(key, set()).add(e.attributes.get("surface", e.name))
+        for r in where.extraction.relations:
+            out.relations.append((r.source, r.target, r.type, r.attributes.get("rule", ""), r.predicate or ""))
+            out.entities.setdefault((r.source, r.source_type), [])
+            out.entities.setdefault((r.target, r.target_type), [])
+    return out
+
+
+class Pipeline:
+    """What `kgkit run` does to one document with the offline extractor, up to the build."""
+
+    def __init__(self, domain: Domain) -> None:
+        from kgkit.extractors.offline import OfflineExtractor
+
+        self.domain, self.extractor = domain, OfflineExtractor()
+        try:
+            from kgkit.stages.coref import coref_documents
+            from kgkit.stages.furniture import strip_furniture
+        except ImportError:  # before these stages existed
+            coref_documents = strip_furniture = None
+        self.coref, self.furniture = coref_documents, strip_furniture
+
+    def extract(self, documents: list[Document]) -> tuple[list[Document], list[DocumentExtraction]]:
+        """Furniture out, then every chunk of the documents extracted in one batch (as `kgkit run` batches)."""
+        if self.furniture is not None:
+            documents = [self.furniture(d) for d in documents]
+        chunks = [chunk_document(d) for d in documents]
+        found = iter(self.extractor.extract([c.text for cs in chunks for c in cs], domain=self.domain))
+        return documents, [merge_document(d, [locate(next(found), c) for c in cs]) for d, cs in zip(documents, chunks)]
+
+    def name(self, documents: list[Document], extractions: list[DocumentExtraction]) -> list[DocumentExtraction]:
+        """The document- and corpus-level naming over the whole corpus."""
+        if self.coref is None:
+            return extractions
+        return self.coref(extractions, domain=self.domain, texts={d.id: d.text for d in documents})
+
+    def documents(self, documents: list[Document]) -> list[DocumentExtraction]:
+        return self.name(*self.extract(documents))
+
+    def corpus(self, golds: list[Gold], batch: int) -> tuple[list[Predicted], list[float]]:
+        """The whole corpus, `batch` documents per extractor call; CPU per document = its batch's share plus its
+        share of the corpus-level naming."""
+        docs = [Document.from_text(g.text, path=f"{n:03d} {g.title}.txt") for n, g in enumerate(golds)]
+        cpu, stripped, extracted = [], [], []
+        for at in range(0, len(docs), batch):
+            t = time.process_time()
+            d, e = self.extract(docs[at : at + batch])
+            cpu += [(time.process_time() - t) / len(d)] * len(d)
+            stripped += d
+            extracted += e
+        t = time.process_time()
+        named = self.name(stripped, extracted)
+        share = (time.process_time() - t) / max(len(docs), 1)
+        return [from_extraction(d) for d in named], [c + share for c in cpu]
+
+
+class SpacyBaseline:
+    """spaCy's NER alone, typed through the domain; no relations."""
+
+    def __init__(self, domain: Domain) -> None:
+        from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+
+        self.domain, self.nlp = domain, load_model(DEFAULT_MODEL)
+
+    def corpus(self, golds: list[Gold], batch: int) -> tuple[list[Predicted], list[float]]:
+        preds, cpu = [], []
+        for at in range(0, len(golds), batch):
+            t = time.process_time()
+            part = [self.predict(doc) for doc in self.nlp.pipe([g.text for g in golds[at : at + batch]], batch_size=batch)]
+            cpu += [(time.process_time() - t) / len(part)] * len(part)
+            preds += part
+        return preds, cpu
+
+    def predict(self, doc: Any) -> Predicted:
+        out = Predicted()
+        for ent in doc.ents:
+            etype = self.domain.entity_type_for_label(ent.label_)
+            if etype is not None and any(c.isalpha() for c in ent.text):
+                out.entities.setdefault((ent.text, etype), []).append((ent.start_char, ent.end_char))
+        return out
+
+
+def _overlaps(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
+    return any(s < e2 and s2 < e for s, e in a for s2, e2 in b)
+
+
+def _fits(gold_type: str, etype: str, names: set[str]) -> bool:
+    if gold_type == "MISC":
+        return etype not in ("Person", "Organization", "Location")
+    if gold_type == "LOC" and etype == "Group":  # "German": a LOC demonym in Re-DocRED, a Group in the domain
+        return True
+    return etype in FITS[gold_type]
+
+
+@dataclass
+class Tally:
+    gold_entities: int = 0
+    recalled_name: int = 0
+    recalled_overlap: int = 0
+    predicted: int = 0
+    precise_name: int = 0
+    precise_overlap: int = 0
+    typed_pairs: int = 0  # predicted entities matched by name
+    type_agree: int = 0
+    gold_triples: int = 0
+    pair_all: int = 0
+    pair_rules: int = 0
+    pair_typed: int = 0
+    rules: int = 0  # distinct non-co-occurrence relations
+    untyped: int = 0
+    typed: int = 0
+    typed_on_gold: int = 0
+    by_type: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    by_rule: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    cpu: list[float] = field(default_factory=list)
+    type_errors: Counter = field(default_factory=Counter)
+    wrong_names: Counter = field(default_factory=Counter)
+    missed: Counter = field(default_factory=Counter)
+
+    def figures(self) -> dict[str, Any]:
+        def share(a: int, b: int) -> float | None:
+            return round(a / b, 3) if b else None
+
+        cpu = sorted(self.cpu)
+        return {
+            "entity_recall_name": share(self.recalled_name, self.gold_entities),
+            "entity_recall_relaxed": share(self.recalled_overlap, self.gold_entities),
+            "name_precision": share(self.precise_name, self.predicted),
+            "overlap_precision": share(self.precise_overlap, self.predicted),
+            "type_agreement": share(self.type_agree, self.typed_pairs),
+            "pair_recall_all": share(self.pair_all, self.gold_triples),
+            "pair_recall_rules": share(self.pair_rules, self.gold_triples),
+            "pair_recall_typed": share(self.pair_typed, self.gold_triples),
+            "rule_relations": self.rules,
+            "untyped_share": share(self.untyped, self.rules),
+            "typed_relations": self.typed,
+            "typed_on_gold_pairs": share(self.typed_on_gold, self.typed),
+            "cpu_ms_mean": round(1000 * statistics.mean(cpu), 1) if cpu else None,
+            "cpu_ms_p90": round(1000 * cpu[int(0.9 * (len(cpu) - 1))], 1) if cpu else None,
+            "gold_entities": self.gold_entities, "predicted_entities": self.predicted, "gold_triples": self.gold_triples,
+            "by_type": {k: [v[0], v[1], share(v[0], v[1])] for k, v in sorted(self.by_type.items())},
+            "by_rule": {k: [v[0], v[1], share(v[0], v[1])] for k, v in sorted(self.by_rule.items())},
+        }
+
+
+def score(gold: Gold, pred: Predicted, tally: Tally) -> None:
+    named = [i for i, g in enumerate(gold.entities) if g["type"] in NAMED]
+    by_name: dict[str, set[int]] = defaultdict(set)
+    for i in named:
+        for name in gold.entities[i]["names"]:
+            by_name[name].add(i)
+    gold_spans = [s for i in named for s in gold.entities[i]["spans"]]
+    names = {key: {norm(key[0])} | {norm(a) for a in pred.aliases.get(key, ())} for key in pred.entities}
+    # entities
+    tally.gold_entities += len(named)
+    all_names = set().union(*names.values()) if names else set()
+    all_spans = [s for spans in pred.entities.values() for s in spans]
+    for i in named:
+        g = gold.entities[i]
+        hit = bool(g["names"] & all_names)
+        tally.recalled_name += hit
+        tally.recalled_overlap += _overlaps(g["spans"], all_spans)
+        if not hit:
+            tally.missed[sorted(g["names"], key=len)[-1]] += 1
+    for key, spans in pred.entities.items():
+        tally.predicted += 1
+        matched = sorted({i for n in names[key] for i in by_name.get(n, ())})
+        tally.precise_name += bool(matched)
+        tally.precise_overlap += _overlaps(spans, gold_spans) or bool(matched)
+        if not matched:
+            tally.wrong_names[f"{key[0]} ({key[1]})"] += 1
+            continue
+        tally.typed_pairs += 1
+        gtype = gold.entities[matched[0]]["type"]
+        if _fits(gtype, key[1], gold.entities[matched[0]]["names"]):
+            tally.type_agree += 1
+        else:
+            tally.type_errors[f"{gtype} -> {key[1]}"] += 1
+    # relations
+    clusters = {key: {i for n in names[key] for i in by_name.get(n, ())} for key in pred.entities}
+    key_of = {(name, etype): (name, etype) for name, etype in pred.entities}
+    types_of = defaultdict(set)
+    for name, etype in pred.entities:
+        types_of[name].add(etype)
+
+    def ends(name: str) -> set[int]:
+        return {i for t in types_of.get(name, ()) for i in clusters.get(key_of[(name, t)], ())}
+
+    gold_pairs = {(h, t) for h, _, t in gold.labels}
+    covered: dict[str, set[tuple[int, int]]] = {"all": set(), "rules": set(), "typed": set()}
+    seen = set()
+    for source, target, rtype, rule, _ in pred.relations:
+        pairs = {(a, b) for a in ends(source) for b in ends(target) if a != b}
+        pairs |= {(b, a) for a, b in pairs}
+        kinds = ["all"] + ([] if rtype == CO_OCCURRENCE else ["rules"]) + ([] if rtype in WEAK else ["typed"])
+        for kind in kinds:
+            covered[kind] |= pairs
+        if rtype == CO_OCCURRENCE or (source, target, rtype) in seen:
+            continue
+        seen.add((source, target, rtype))
+        tally.rules += 1
+        if rtype in WEAK:
+            tally.untyped += 1
+            continue
+        on_gold = bool(pairs & gold_pairs)
+        tally.typed += 1
+        tally.typed_on_gold += on_gold
+        for table, key in ((tally.by_type, rtype), (tally.by_rule, rule)):
+            table[key][0] += on_gold
+            table[key][1] += 1
+    tally.gold_triples += len(gold.labels)
+    for h, _, t in gold.labels:
+        tally.pair_all += (h, t) in covered["all"]
+        tally.pair_rules += (h, t) in covered["rules"]
+        tally.pair_typed += (h, t) in covered["typed"]
+
+
+def docred(limit: int | None, domain: Domain) -> dict[str, Any] | None:
+    path = DATA / DOCRED
+    if not path.is_file():
+        print(f"skipped Re-DocRED: {path} is absent (the shared evaluation data lives in ../shared/data)")
+        return None
+    golds = gold_documents(path, limit)
+    systems = {"spacy-ner": SpacyBaseline(domain), "kgkit-offline": Pipeline(domain)}
+    systems["kgkit-offline"].documents([Document.from_text("Warm up the model in Paris.", path="warm-up.txt")])
+    out = {}
+    for label, system in systems.items():
+        tally = Tally()
+        preds, tally.cpu = system.corpus(golds, BATCH)
+        for gold, pred in zip(golds, preds):
+            score(gold, pred, tally)
+        out[label] = tally
+    return {"documents": len(golds), **{k: v.figures() for k, v in out.items()},
+            "errors": {"type_errors": out["kgkit-offline"].type_errors.most_common(15),
+                       "wrong_names": out["kgkit-offline"].wrong_names.most_common(40),
+                       "missed": out["kgkit-offline"].missed.most_common(30)}}
+
+
+# --------------------------------------------------------------------------- A Christmas Carol
+
+
+def carol(domain: Domain) -> dict[str, Any] | None:
+    path = DATA / CAROL
+    if not path.is_file():
+        print(f"skipped A Christmas Carol: {path} is absent")
+        return None
+    from kgkit.stages.build import build_graph
+
+    text = path.read_text(encoding="utf-8-sig")
+    body_start = text.index("*** START OF THE PROJECT GUTENBERG EBOOK")
+    body_end = text.index("*** END OF THE PROJECT GUTENBERG EBOOK")
+    document = Document.from_text(text, path=path.name)
+    pipeline = Pipeline(domain)
+    t = time.process_time()
+    found = pipeline.documents([document])
+    cpu = time.process_time() - t
+    graph = build_graph(found, domain=domain)
+    prov = graph.provenance[graph.provenance["kind"] == "entity"]
+    inside = prov.groupby("item_id")["start"].agg(lambda s: any(body_start < x < body_end for x in s if x is not None))
+    ents = graph.entities.set_index("id")
+    outside = sorted(ents.loc[i, "name"] + f" ({ents.loc[i, 'type']})" for i, ok in inside.items() if not ok)
+    scrooge = graph.entities[graph.entities["name"].str.contains("Scrooge")]
+    return {"entities": len(graph.entities), "relations": len(graph.relations), "cpu_s": round(cpu, 1),
+            "scrooge": [f"{n} ({t}, {m} mentions)" for n, t, m in
+                        zip(scrooge["name"], scrooge["type"], scrooge["mentions"])],
+            "outside_book": outside}
+
+
+# --------------------------------------------------------------------------- demo judged sample
+
+
+def demo_sample(seed: int = 0, n: int = 40) -> dict[str, Any]:
+    """Run the demo, sample entities and relations with their evidence into bench/out/demo_judge_seed{seed}.md."""
+    from kgkit.workflows.run import run
+
+    with tempfile.TemporaryDirectory(prefix="kgkit-bench-extract-") as tmp:
+        result = run(Path(tmp) / "ws", DEMO, write_view=False)
+        graph = result.graph
+        texts = {d.id: d.text for d in result.documents}
+    ents, rels, prov = graph.entities, graph.relations, graph.provenance
+    rng = random.Random(seed)
+    entity_rows = ents.sort_values("id").to_dict("records")
+    rule_rows = rels[rels["type"] != CO_OCCURRENCE].sort_values("id").to_dict("records")
+    sample_e = rng.sample(entity_rows, min(n, len(entity_rows)))
+    sample_r = rng.sample(rule_rows, min(n, len(rule_rows)))
+    names = dict(zip(ents["id"], ents["name"]))
+    types = dict(zip(ents["id"], ents["type"]))
+    first = prov.sort_values(["document_id", "start"]).groupby("item_id").head(1).set_index("item_id")
+    lines = [f"# Demo judged sample (seed {seed})", "",
+             f"{len(ents)} entities, {len(rels)} relations, {int((rels['type'] == CO_OCCURRENCE).sum())} co-occurrence; "
+             f"extractor {result.extractor_id}", "", "## Entities", ""]
+    for k, row in enumerate(sample_e, 1):
+        p = first.loc[row["id"]]
+        text, start, end = texts.get(p["document_id"], ""), p["start"], p["end"]
+        context = " ".join(text[max(0, start - 80) : end + 80].split()) if start is not None else ""
+        lines.append(f"{k}. **{row['name']}** ({row['type']}; {row['mentions']} mentions; aliases "
+                     f"{list(row['aliases'])[:4]}) — \u00ab{context}\u00bb")
+    lines += ["", "## Relations (co-occurrence excluded)", ""]
+    for k, row in enumerate(sample_r, 1):
+        evidence = row["evidence"] if isinstance(row["evidence"], str) else (list(row["evidence"]) or [""])[0]
+        lines.append(f"{k}. **{names[row['source']]}** ({types[row['source']]}) -{row['type']} [{row['predicate']}]"
+                     f"{' NEGATED' if row['negated'] else ''}-> **{names[row['target']]}** ({types[row['target']]}); "
+                     f"support {row['support']}, conf {row['confidence']:.2f} — \u00ab{' '.join(str(evidence).split())}\u00bb")
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"demo_judge_seed{seed}.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    by_name = ents.groupby("name")["type"].nunique()
+    return {"entities": len(ents), "relations": len(rels), "co_occurrence": int((rels["type"] == CO_OCCURRENCE).sum()),
+            "names_with_several_types": int((by_name > 1).sum()), "sample": str(path)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=None, help="Re-DocRED documents (default: all 500)")
+    parser.add_argument("--domain", default="general")
+    parser.add_argument("--demo-sample", action="store_true", help="also run the demo and write the judged sample")
+    parser.add_argument("--no-carol", action="store_true")
+    parser.add_argument("--no-docred", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    args = parser.parse_args()
+    domain = load_domain(args.domain)
+    from kgkit.extractors.offline import OfflineExtractor
+
+    report: dict[str, Any] = {"extractor": OfflineExtractor().id, "domain": domain.id}
+    if not args.no_docred and (found := docred(args.limit, domain)) is not None:
+        report["re_docred"] = found
+        rows = [("entity recall (name match)", "entity_recall_name", ">= 0.85"),
+                ("entity recall (any overlap)", "entity_recall_relaxed", ""),
+                ("name precision", "name_precision", ">= 0.92"),
+                ("any-overlap precision", "overlap_precision", ""),
+                ("type agreement", "type_agreement", ">= 0.85"),
+                ("pair recall, co-occurrence included", "pair_recall_all", ""),
+                ("pair recall, non-co-occurrence", "pair_recall_rules", ">= 15%"),
+                ("pair recall, typed", "pair_recall_typed", ""),
+                ("untyped share of non-co-occurrence relations", "untyped_share", ""),
+                ("typed relations on gold pairs", "typed_on_gold_pairs", ">= 60%"),
+                ("typed relations", "typed_relations", ""),
+                ("CPU per document, mean (ms)", "cpu_ms_mean", "<= 60"),
+                ("CPU per document, p90 (ms)", "cpu_ms_p90", "")]
+        print(f"\nRe-DocRED dev, {found['documents']} documents\n")
+        print("| figure | spaCy NER alone | kgkit offline | target |\n|---|---|---|---|")
+        for label, key, target in rows:
+            print(f"| {label} | {found['spacy-ner'][key]} | {found['kgkit-offline'][key]} | {target} |")
+        print("\ntyped relations on gold pairs, by type:", found["kgkit-offline"]["by_type"])
+        print("by rule:", found["kgkit-offline"]["by_rule"])
+        print("type errors:", found["errors"]["type_errors"])
+        print("names not in gold:", found["errors"]["wrong_names"][:25])
+        print("missed:", found["errors"]["missed"][:20])
+    if not args.no_carol and (found := carol(domain)) is not None:
+        report["christmas_carol"] = found
+        print(f"\nA Christmas Carol: {found['entities']} entities, {found['relations']} relations, CPU {found['cpu_s']} s")
+        print("  Scrooge:", found["scrooge"])
+        print(f"  named only outside the book ({len(found['outside_book'])}):", found["outside_book"][:30])
+    if args.demo_sample:
+        report["demo"] = demo_sample()
+        print("\ndemo:", report["demo"])
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Word lists of the offline extractor: titles, generic capitalised words, words that tell an entity's type.
+
+All lower case. They describe English, not any corpus: a title before a name ("Prime Minister Churchill"), a
+capitalised word that names nothing by itself ("Government", "Board"), the head word of a name ("... County",
+"... University", "... Act") and the common noun that classifies a name in context ("the town of X", "X is a
+German film", "the cruiser X").
+"""
+
+from __future__ import annotations
+
+__all__ = ["CLASSIFIERS", "DIRECTIONAL", "GENERIC", "HEADS", "HONORIFICS", "HYPOTHETICAL", "LOCATIVE", "MODAL",
+           "MOTION", "NAME_PARTICLES", "NEGATING", "PREFIXES", "SEIZED", "SUFFIXES", "TITLES"]
+
+HONORIFICS = frozenset(["mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "sir", "dame", "lady", "lord", "madame", "madam", "mme", "mme.", "mlle", "monsieur", "herr", "frau", "signor", "señor", "senor", "don", "doña", "messrs", "messrs.", "mister"])
+
+TITLES = HONORIFICS | frozenset(["president", "presidents", "vice", "prime", "minister", "ministers", "premier", "chancellor", "secretary", "secretaries", "general", "generals", "marshal", "marshals", "field", "admiral", "admirals", "commodore", "captain", "capt", "capt.", "colonel", "col", "col.", "lieutenant", "lt", "lt.", "sergeant", "sgt", "sgt.", "corporal", "commander", "commanders", "chief", "king", "kings", "queen", "queens", "emperor", "empress", "prince", "princess", "duke", "duchess", "archduke", "count", "countess", "baron", "baroness", "earl", "viscount", "marquess", "pope", "cardinal", "bishop", "archbishop", "rabbi", "imam", "reverend", "rev", "rev.", "father", "senator", "senators", "sen", "sen.", "congressman", "congresswoman", "representative", "rep", "rep.", "governor", "governors", "gov", "gov.", "mayor", "judge", "justice", "ambassador", "consul", "envoy", "generalissimo", "chairman", "chairwoman", "superintendent", "commissioner", "attorney", "treasurer", "speaker", "czar", "tsar", "tsarina", "kaiser", "shah", "sultan", "caliph", "pharaoh", "professor", "prof", "prof.", "dean", "gen", "gen.", "adm", "adm.", "maj", "maj.", "major", "pres", "pres.", "hon", "hon.", "comrade", "deacon", "producer", "writer", "editor", "director", "composer", "head", "deputy", "assistant", "prophet", "saint", "uncle", "aunt"])
+
+NAME_PARTICLES = frozenset(["de", "del", "della", "der", "di", "da", "das", "do", "dos", "du", "la", "le", "van", "von", "ten", "ter", "al", "el", "bin", "ibn", "ben", "st"])
+
+SUFFIXES = frozenset(["inc", "inc.", "ltd", "ltd.", "llc", "co", "co.", "corp", "corp.", "jr", "jr.", "sr", "sr.", "plc", "d.c.", "ii", "iii", "iv"])
+
+# capitalised words that name nothing by themselves ("the Government", "the Board"): a name made only of these
+# (and titles and function words) is not an entity
+GENERIC = frozenset(["government", "governments", "executive", "federal", "bank", "banks", "nationwide", "child", "children", "nation", "nations", "state", "states", "administration", "budget", "budgets", "board", "church", "west", "east", "north", "south", "western", "eastern", "northern", "southern", "central", "republic", "empire", "kingdom", "court", "courts", "house", "commission", "committee", "council", "department", "agency", "office", "bureau", "authority", "corporation", "company", "party", "association", "society", "university", "college", "school", "hospital", "museum", "library", "station", "airport", "city", "town", "county", "province", "region", "district", "river", "lake", "mountain", "mountains", "island", "islands", "valley", "sea", "ocean", "street", "avenue", "road", "square", "park", "bridge", "palace", "castle", "cathedral", "temple", "piazza", "hall", "theatre", "theater", "chapter", "section", "part", "title", "article", "act", "bill", "law", "laws", "treaty", "agreement", "charter", "conference", "convention", "program", "programs", "programme", "plan", "plans", "policy", "fund", "funds", "message", "address", "report", "day", "days", "spirit", "spirits", "ghost", "man", "men", "woman", "women", "people", "national", "annual", "legislature", "legislation", "congressional", "cabinet", "branch", "commerce", "agriculture", "labor", "labour", "industry", "industries", "finance", "defense", "defence", "war", "peace", "order", "justice", "health", "education", "welfare", "interior", "treasury", "world", "earth", "nature", "history", "science", "art", "arts", "heaven", "member", "members", "messrs", "chairman", "secretary", "legislative", "judicial", "service", "services", "system", "systems", "fiscal", "year", "years", "month", "months", "week", "today", "tonight", "yesterday", "tomorrow", "chapter", "book", "volume", "page", "contents", "preface", "introduction", "appendix", "index", "note", "notes", "summary", "conclusion", "recommendations", "recommendation", "table", "figure", "coach", "division", "capital", "ph.d", "ph.d.", "phd", "ba", "ma", "mba", "bsc", "msc", "b.a.", "m.a.", "md"])
+
+# head word (the name's last word) -> the label it implies
+HEADS: dict[str, str] = {}
+for _label, _words in {
+    "GPE": """city county province region district municipality township prefecture oblast voivodeship canton
+        territory territories republic kingdom state""",
+    "LOC": """river lake mountains mountain island islands valley sea ocean bay gulf peninsula desert forest reservoir
+        canal strait coast hills hill peak peaks heights falls creek harbor harbour plateau basin delta glacier reef
+        archipelago range ridge volcano""",
+    "FAC": """street avenue road bridge airport station stadium arena building tower dam mall highway motorway
+        railway square cathedral palace castle monument memorial museum""",
+    "ORG": """university college institute academy company corporation corp inc ltd llc plc party council committee
+        commission association society federation league club fc army navy corps bank records press agency ministry
+        department board authority bureau foundation trust orchestra airlines airways network studios entertainment
+        enterprises industries systems technologies group organization organisation union brotherhood school
+        hospital church diocese senate parliament assembly congress court cabinet administration government""",
+    "EVENT": """war wars battle olympics games championship championships cup tournament festival election elections
+        revolution rebellion uprising crisis massacre siege summit expo exposition marathon prix derby bowl
+        offensive campaign""",
+    "LAW": "act treaty agreement accord pact charter constitution protocol amendment code doctrine statute bill",
+}.items():
+    HEADS.update((_w, _label) for _w in _words.split())
+
+# a common noun classifying a name beside it -> the label it implies ("the town of X", "X is a German film")
+CLASSIFIERS: dict[str, str] = {}
+for _label, _words in {
+    "GPE": """city town village comune commune municipality county district province region state capital country
+        nation neighbourhood neighborhood suburb borough parish hamlet settlement locality canton prefecture oblast
+        voivodeship territory township metropolis kingdom republic emirate principality""",
+    "LOC": """island river lake mountain peak volcano valley sea bay gulf peninsula desert forest archipelago reef
+        glacier strait cape coast creek reservoir continent""",
+    "FAC": """street avenue road bridge airport station stadium arena building palace castle church cathedral museum
+        tower dam mall highway route railway motorway monument temple mosque theatre theater""",
+    "ORG": """company corporation firm band club team party university college school newspaper magazine label
+        publisher network channel broadcaster airline agency organization organisation institute association
+        federation league council committee ministry bank regiment brigade battalion orchestra choir studio
+        manufacturer developer retailer charity foundation society duo trio quartet ensemble outfit conglomerate
+        subsidiary franchise""",
+    "WORK_OF_ART": """album film movie song single novel book series show play opera poem painting sculpture ep
+        telenovela documentary sitcom soundtrack musical ballet symphony sonata concerto comic manga anime episode
+        story novella memoir biography track hymn anthem drama miniseries video programme""",
+    "PRODUCT": """ship cruiser battleship destroyer submarine carrier frigate aircraft airplane car missile rifle
+        locomotive software console device vehicle""",
+    "EVENT": """war battle election championship tournament festival olympics summit revolution uprising rebellion
+        massacre siege campaign expedition crisis earthquake hurricane competition contest""",
+    "PERSON": """actor actress singer songwriter player politician writer author poet painter artist composer musician
+        footballer cyclist athlete racer swimmer boxer wrestler producer journalist scientist physicist chemist
+        mathematician philosopher historian economist lawyer bishop priest officer soldier businessman
+        businesswoman entrepreneur engineer architect designer inventor dancer comedian rapper guitarist drummer
+        pianist violinist bassist vocalist coach manager diplomat statesman activist missionary monk nun explorer
+        astronaut surgeon physician nurse teacher professor son daughter wife husband brother sister father mother
+        founder chairman senator governor mayor candidate pilot sailor spy novelist screenwriter director
+        cinematographer sculptor photographer playwright critic broadcaster presenter host""",
+}.items():
+    CLASSIFIERS.update((_w, _label) for _w in _words.split())
+
+# prepositions whose object is a place when it is a named thing ("in Kwajalein", "at Stalingrad"), and those
+# that say so after a verb of motion ("taken to Kwajalein", "fled from Burma")
+LOCATIVE = frozenset(["in", "at", "near", "into", "across", "throughout", "inside", "outside", "within"])
+DIRECTIONAL = frozenset(["to", "from", "toward", "towards", "via"])
+MOTION = frozenset(["go", "come", "send", "take", "fly", "move", "return", "travel", "sail", "march", "bring", "ship", "drive", "carry", "transfer", "evacuate", "deport", "flee", "escape", "retreat", "advance", "withdraw", "arrive", "head", "emigrate", "immigrate", "migrate", "relocate", "run", "walk", "ride"])
+# nouns whose "of" names a place ("our invasion of Kwajalein", "the fall of Stalingrad")
+SEIZED = frozenset(["invasion", "occupation", "liberation", "capture", "conquest", "bombing", "bombardment", "defense", "defence", "fall", "siege", "evacuation", "annexation", "blockade", "recapture"])
+
+# a name's first word -> the label it implies ("Lake Tana", "Battle of Midway", "University of Toronto")
+PREFIXES = {w: label for label, words in {
+    "LOC": "lake mount mt. cape isle river gulf bay",
+    "GPE": "fort port",
+    "ORG": "university bank house church",
+    "EVENT": "battle siege",
+    "LAW": "treaty",
+}.items() for w in words.split()}
+
+MODAL = frozenset(["would", "could", "might", "may", "should", "shall", "must", "will", "'d", "'ll", "wo"])
+HYPOTHETICAL = frozenset(["hope", "plan", "propose", "want", "wish", "seek", "try", "attempt", "intend", "threaten", "aim", "expect", "urge", "ask", "request", "consider", "suggest", "recommend"])
+NEGATING = frozenset(["fail", "refuse", "decline", "cease", "neglect"])

@@ -1,0 +1,372 @@
+"""Relation rules over one parsed text: dependency patterns between two entity mentions of a sentence.
+
+Each candidate carries lemmatised predicates, most specific first (the domain maps the first it knows to a
+relation type) and the rule that found it (its confidence is the rule's precision measured on Re-DocRED dev,
+see kgkit.extractors.offline.CONFIDENCE):
+
+- ``svo``: "Germany invaded Poland" -> "invade"; passive "Poland was invaded by Germany" the same; a participle on
+  a name ("Song of Freedom, a film directed by J. Elder Wills"; "Schneider (born 1963 in Mediaș)") takes the name
+  as its subject.
+- ``verb-prep`` / ``verb-obj-prep``: "Hull met with Molotov" -> "meet with"; "Germany declared war on the United
+  States" -> "declare war on"; "Alexeni is a commune in Ialomița County" -> "be commune in"; "born in" -> "bear in".
+- ``prep``: "Manila in the Philippines" -> "in".
+- ``appos`` / ``appos-prep``: "Hitler, the dictator of Germany" -> "appos dictator of".
+- ``chain``: places in a row, "Salt Lake City, Utah, United States" -> each in the next ("locate in"), unless the
+  gazetteer says one cannot lie in the other ("France, Belgium"); a relation to the first place of a chain
+  ("born in Mediaș, Transylvania") reaches the others.
+- ``nationality``: "Schneider is a German skeleton racer", "the American writer K.C. Constantine" ->
+  "nationality".
+- ``poss``: "Rodin's The Thinker" -> "poss author" (the possessor made the work); "Ghana's Convention People's
+  Party" -> "poss in".
+- ``noun-prep`` and ``co-subject`` (typed only): "the Japanese attack on Pearl Harbor" -> "attack on";
+  "Stalin and Churchill met" -> "meet with".
+
+"he" and "she" stand for the last person named as a subject in the three sentences before (or earlier in the
+same sentence). Conjunctions distribute. A `neg` child, "never", "no" on the object or a verb like "failed to"
+marks a relation negated; a modal ("would", "may", "will"), a condition ("if", "unless"), a question or a verb
+like "plan to" / "hope to" makes it hypothetical: it is not asserted (dropped).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kgkit.extractors.offline.gazetteer import Places
+from kgkit.extractors.offline.lexicon import CLASSIFIERS, HYPOTHETICAL, MODAL, NEGATING
+from kgkit.extractors.offline.mentions import Mention
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+__all__ = ["COOCCURRENCE_PREDICATE", "MAX_COOCCURRING", "Rel", "Rules", "antecedents", "cooccurrences"]
+
+COOCCURRENCE_PREDICATE = "mentioned with"  # a domain opts in by giving it a type (e.g. MENTIONED_WITH)
+MAX_COOCCURRING = 5  # sentences naming more entities than this are lists: no co-occurrence pairs from them
+_OBJECT_DEPS = ("dobj", "attr", "oprd", "dative")
+_MODIFIER_DEPS = ("poss", "amod", "compound", "nmod")
+_PRONOUNS = frozenset({"he", "she", "him"})
+_WORK_TYPES = ("WORK_OF_ART", "PRODUCT", "LAW")
+_PLACE_LABELS = ("GPE", "LOC", "FAC")
+
+
+@dataclass(frozen=True)
+class Rel:
+    source: Mention
+    target: Mention
+    predicates: tuple[str, ...]  # most specific first: the first the domain knows wins
+    rule: str
+    negated: bool
+    anchor: int  # a token of the sentence (for the evidence)
+    hypothetical: bool = False
+
+
+def antecedents(doc: Doc, by_token: dict[int, Mention], person_type: str) -> dict[int, Mention]:
+    """Pronoun token -> the person it stands for: the last person named as a subject in the three sentences
+    before it, or earlier in its own sentence."""
+    out: dict[int, Mention] = {}
+    sents = list(doc.sents)
+    subjects: list[tuple[int, Mention]] = []  # (sentence number, mention)
+    for n, sent in enumerate(sents):
+        for t in sent:
+            if t.lower_ in _PRONOUNS and t.pos_ == "PRON" and t.i not in by_token:
+                own = [m for i, m in by_token.items() if sent.start <= i < t.i and m.type == person_type]
+                recent = [m for k, m in subjects if n - 3 <= k < n]
+                if own:
+                    out[t.i] = own[-1]
+                elif recent:
+                    out[t.i] = recent[-1]
+            m = by_token.get(t.i)
+            if m is not None and m.type == person_type and t.dep_ in ("nsubj", "nsubjpass"):
+                subjects.append((n, m))
+    return out
+
+
+class Rules:
+    """The dependency patterns over one parsed piece; `relations()` yields candidates in token order."""
+
+    def __init__(self, doc: Doc, by_token: dict[int, Mention], places: Places) -> None:
+        self.doc, self.by_token, self.places = doc, by_token, places
+
+    def mention(self, token: Token) -> Mention | None:
+        """The entity containing the token (any token of it: compounds included), or, for a noun describing an
+        entity, that entity: the head of an appos chain ("the Secretary of State, Cordell Hull"), an appositive
+        ("Song of Freedom, a film ..."), the complement of "be" ("X is a film ...")."""
+        if token.i in self.by_token:
+            return self.by_token[token.i]
+        for c in token.children:
+            if c.dep_ == "appos" and c.i in self.by_token:
+                return self.by_token[c.i]
+        if token.pos_ == "NOUN" and token.dep_ == "appos" and token.head.i in self.by_token:
+            return self.by_token[token.head.i]
+        if token.pos_ == "NOUN" and token.dep_ == "attr" and token.head.lemma_ == "be":
+            subjects = [c for c in token.head.children if c.dep_ == "nsubj" and c.i in self.by_token]
+            if subjects:
+                return self.by_token[subjects[0].i]
+        return None
+
+    def mentions(self, token: Token) -> list[Mention]:
+        """Entities for a token and its conjuncts ("Japan and Germany")."""
+        out: list[Mention] = []
+        for t in (token, *token.conjuncts):
+            if (m := self.mention(t)) is not None and m not in out:
+                out.append(m)
+        return out
+
+    def pobjs(self, prep: Token) -> list[Mention]:
+        return [m for c in prep.children if c.dep_ == "pobj" for m in self.mentions(c)]
+
+    def relations(self) -> Iterator[Rel]:
+        for token in self.doc:
+            if token.pos_ in ("VERB", "AUX"):
+                yield from self.verb(token)
+            if token.dep_ == "appos":
+                yield from self.appos(token.head, token)
+            if token.pos_ in ("NOUN", "PROPN") and token.i not in self.by_token:
+                yield from self.nominal(token)
+            if (source := self.by_token.get(token.i)) is not None:
+                for prep in (p for p in _children(token, "prep") if p.i > token.i):  # "Manila in the Philippines"
+                    for target in self.pobjs(prep):
+                        yield Rel(source, target, (prep.lower_,), "prep", False, token.i, _hypothetical(token))
+                for c in _children(token, "poss"):  # "Rodin's The Thinker", "Ghana's Convention People's Party"
+                    if (owner := self.by_token.get(c.i)) is not None and owner != source:
+                        yield from self.possessive(owner, source, token)
+        yield from self.nationalities()
+
+    def possessive(self, owner: Mention, owned: Mention, token: Token) -> Iterator[Rel]:
+        if owned.label in _WORK_TYPES and owner.label in ("PERSON", "ORG"):
+            yield Rel(owner, owned, ("poss author", "poss"), "poss", False, token.i)
+        elif owner.label in _PLACE_LABELS and owned.label in (*_PLACE_LABELS, "ORG", "EVENT"):
+            yield Rel(owned, owner, ("poss in", "poss"), "poss", False, token.i)
+        else:
+            yield Rel(owned, owner, ("poss",), "poss", False, token.i)
+
+    def verb(self, verb: Token) -> Iterator[Rel]:
+        if not (subjects := self.subjects(verb)):
+            return
+        lemma = " ".join([verb.lemma_.lower(), *(p.lower_ for p in _children(verb, "prt"))])  # "set up"
+        negated, hypothetical = _negated(verb), _hypothetical(verb)
+        objects = [c for c in verb.children if c.dep_ in _OBJECT_DEPS]
+        plain = [o for o in objects if not self.mentions(o) or o.pos_ == "NOUN"]  # "war" in "declare war on"
+        agents = [m for a in _children(verb, "agent") for m in self.pobjs(a)]
+        for subject, passive in subjects:
+            joint = self.mentions(subject)
+            for n, s in enumerate(joint):
+                for other in joint[n + 1 :] if not objects and not passive else ():  # "Stalin and Churchill met"
+                    yield Rel(s, other, (f"{lemma} with",), "co-subject", negated, verb.i, hypothetical)
+                if passive:  # "Pearl Harbor was attacked by Japan" -> Japan attack Pearl Harbor
+                    yield from (Rel(a, s, (lemma,), "svo", negated, verb.i, hypothetical) for a in agents if a != s)
+                for o in objects if not passive else ():
+                    for t in self.mentions(o):
+                        if t != s:
+                            yield Rel(s, t, (lemma,), "svo", negated or _says_no(o), verb.i, hypothetical)
+                for prep in _children(verb, "prep"):
+                    specific = tuple(f"{lemma} {n.lemma_.lower()} {prep.lower_}" for n in plain)
+                    neg = negated or any(_says_no(n) for n in plain)
+                    for t in self.pobjs(prep):
+                        if t != s:
+                            yield Rel(s, t, (*specific, f"{lemma} {prep.lower_}"), "verb-prep", neg, verb.i, hypothetical)
+                for noun in plain:
+                    for prep in _children(noun, "prep"):
+                        preds = (f"{lemma} {noun.lemma_.lower()} {prep.lower_}", *_place_noun(noun, prep),
+                                 f"{lemma} {prep.lower_}")
+                        for t in self.pobjs(prep):
+                            if t != s:
+                                yield Rel(s, t, preds, "verb-obj-prep", negated or _says_no(noun), verb.i, hypothetical)
+
+    def subjects(self, verb: Token, depth: int = 0) -> list[tuple[Token, bool]]:
+        """(subject token, passive?) of a verb: its own, or inherited through conj / xcomp; "which" -> its noun;
+        a participle on a noun ("a film directed by ...", "Schneider (born ...)") -> that noun."""
+        out = []
+        for c in verb.children:
+            if c.dep_ in ("nsubj", "nsubjpass"):
+                relative = c.tag_ in ("WDT", "WP") and verb.dep_ == "relcl"  # "Japan, which attacked ..."
+                out.append((verb.head if relative else c, c.dep_ == "nsubjpass"))
+        if out or depth >= 3:
+            return out
+        if verb.dep_ == "acl" and verb.tag_ in ("VBN", "VBG") and verb.head.pos_ in ("NOUN", "PROPN"):
+            return [(verb.head, verb.tag_ == "VBN")]
+        if verb.head.pos_ not in ("VERB", "AUX"):
+            return out
+        if verb.dep_ == "conj":  # "Japan attacked and occupied ...", "... were attacked and occupied by Japan"
+            own_passive = any(c.dep_ == "auxpass" for c in verb.children)
+            return [(s, own_passive or (p and verb.tag_ == "VBN")) for s, p in self.subjects(verb.head, depth + 1)]
+        if verb.dep_ == "xcomp":  # "Germany tried to invade ...", "urged Congress to extend ..."
+            controllers = _children(verb.head, "dobj")
+            return [(controllers[0], False)] if controllers else [(s, False) for s, _ in self.subjects(verb.head, depth + 1)]
+        if verb.dep_ == "advcl" and verb.tag_ == "VBN" and verb.i < verb.head.i:  # "Born in Vienna, Ulrich began"
+            return [(s, True) for s, _ in self.subjects(verb.head, depth + 1)]
+        return out
+
+    def nominal(self, noun: Token) -> Iterator[Rel]:
+        """"the Japanese attack on Pearl Harbor", "Hitler's invasion of Russia", "the invasion of Poland by Germany"."""
+        preps = _children(noun, "prep")
+        agents = [m for c in noun.children if c.dep_ in _MODIFIER_DEPS for m in self.mentions(c)]
+        agents += [m for p in preps if p.lower_ == "by" for m in self.pobjs(p)]
+        for prep in preps if agents else ():
+            predicate = f"{noun.lemma_.lower()} {prep.lower_}"
+            for target in self.pobjs(prep) if prep.lower_ != "by" else ():
+                yield from (Rel(a, target, (predicate,), "noun-prep", _says_no(noun), noun.i, _hypothetical(noun))
+                            for a in agents if a != target)
+
+    def appos(self, head: Token, appos: Token) -> Iterator[Rel]:
+        """"Hull, the Secretary of State" / "the Secretary of State, Hull" / "Paris, France"."""
+        if _listlike(head) or _listlike(appos):  # "the Yellow Sea, the China Sea, and the Sea of Japan"
+            return
+        first, second = self.by_token.get(head.i), self.by_token.get(appos.i)
+        if first is not None and second is not None:
+            if first != second and not (first.label in _PLACE_LABELS and second.label in _PLACE_LABELS):
+                yield Rel(first, second, ("appos",), "appos", False, head.i)  # places: the chain rule
+            return
+        entity, noun = (first, appos) if first is not None else (second, head)
+        for prep in _children(noun, "prep") if entity is not None else ():
+            preds = (f"appos {noun.lemma_.lower()} {prep.lower_}", *_place_noun(noun, prep), f"appos {prep.lower_}")
+            yield from (Rel(entity, t, preds, "appos-prep", _says_no(noun), head.i) for t in self.pobjs(prep) if t != entity)
+
+    def nationalities(self) -> Iterator[Rel]:
+        """"X is a German skeleton racer", "X, an American band", "the American writer X", "German Chancellor X"."""
+        done: set[tuple[Mention, Mention]] = set()
+        for i, m in self.by_token.items():
+            token = self.doc[i]
+            if token.i != m.last - 1 or m.label in ("NORP", *_PLACE_LABELS, "LANGUAGE"):
+                continue  # the name's last token stands for it; nationalities and places have none
+            nouns = [c for c in token.children if c.dep_ == "appos" and c.pos_ == "NOUN"]
+            nouns += [c for c in token.children if c.dep_ == "compound" and c.i < m.first and c.pos_ in ("NOUN", "PROPN")]
+            if token.dep_ in ("appos", "compound") and token.head.pos_ == "NOUN" and token.head.i not in self.by_token:
+                nouns.append(token.head)
+            if token.dep_ in ("nsubj", "nsubjpass") and token.head.lemma_ == "be":
+                nouns += [c for c in token.head.children if c.dep_ == "attr" and c.pos_ == "NOUN"]
+            for noun in nouns:
+                if not (noun.lemma_.lower() in CLASSIFIERS or noun.i < m.first or noun.dep_ == "attr"):
+                    continue
+                for c in noun.children:
+                    g = self.by_token.get(c.i)
+                    if c.dep_ in _MODIFIER_DEPS and c.i < noun.i and g is not None and g.label in ("NORP", "GPE") and (m, g) not in done:
+                        done.add((m, g))
+                        yield Rel(m, g, ("nationality",), "nationality", False, token.i, _hypothetical(noun))
+
+    def modifiers(self, mentions: list[Mention]) -> Iterator[Rel]:
+        """A nation or place right before another name, inside its noun phrase: "the Japanese Navy", "the U.S.
+        Senate", "the German Kriegsmarine" -> "nationality"."""
+        for a, b in itertools.pairwise(mentions):
+            if a.last == b.first and a.label in ("NORP", "GPE") and b.label not in ("NORP", *_PLACE_LABELS, "PERSON") \
+                    and b.first <= self.doc[a.last - 1].head.i < b.last:
+                yield Rel(b, a, ("nationality",), "nationality", False, b.first, _hypothetical(self.doc[b.last - 1]))
+
+    def gazetteer_pairs(self, mentions: list[Mention], related: list[Rel]) -> Iterator[Rel]:
+        """Two places of one sentence that no rule related, one known to lie in the other ("Vancouver ...
+        Canada"): "locate in", on the gazetteer's word."""
+        linked = {frozenset((r.source.name, r.target.name)) for r in related}
+        places = [m for m in mentions if m.label in ("GPE", "LOC")]
+        for n, a in enumerate(places):
+            for b in places[n + 1 :]:
+                if self.doc[a.first].sent != self.doc[b.first].sent or frozenset((a.name, b.name)) in linked or a.name == b.name:
+                    continue
+                for inner, outer in ((a, b), (b, a)):
+                    if self.places.may_contain(outer.name, inner.name) and self.places.kind(outer.name) == "country" \
+                            and self.places.kind(inner.name) in ("city", "region"):
+                        yield Rel(inner, outer, ("locate in",), "gazetteer", False, inner.first)
+                        break
+
+    def chains(self, mentions: list[Mention]) -> list[list[Mention]]:
+        """Places in a row separated by a comma (", in" too): "Salt Lake City, Utah, United States"."""
+        out: list[list[Mention]] = []
+        current: list[Mention] = []
+        for m in mentions:
+            if m.label not in _PLACE_LABELS:
+                continue
+            if current and self.doc[current[-1].last - 1].sent == self.doc[m.first].sent:
+                between = [t.lower_ for t in self.doc[current[-1].last : m.first]]
+                if between in ([","], [",", "in"], [",", "in", "the"], ["("], [",", "the"]):
+                    current.append(m)
+                    continue
+            if len(current) > 1:
+                out.append(current)
+            current = [m]
+        if len(current) > 1:
+            out.append(current)
+        return out
+
+    def chain_relations(self, chains: list[list[Mention]]) -> Iterator[Rel]:
+        for chain in chains:
+            after = self.doc[chain[-1].last : chain[-1].last + 2]
+            before = self.doc[max(0, chain[0].first - 2) : chain[0].first]
+            listlike = (any(t.lower_ in ("and", "or") for t in (*after, *before))
+                        or (len(after) == 2 and after[0].text == "," and after[1].pos_ in ("NOUN", "PROPN", "DET", "ADJ", "NUM"))
+                        or (len(before) == 2 and before[1].text == "," and before[0].pos_ in ("NOUN", "PROPN")))
+            for n, inner in enumerate(chain):
+                for outer in chain[n + 1 :]:
+                    known = self.places.may_contain(outer.name, inner.name)
+                    if known is False or (known is None and listlike) or inner.name == outer.name:
+                        continue
+                    yield Rel(inner, outer, ("locate in",), "chain", False, inner.first)
+
+
+def _place_noun(noun: Token, prep: Token) -> tuple[str, ...]:
+    """"locate in" after "a town in", "a river of", "a suburb of": a noun naming a kind of place."""
+    if CLASSIFIERS.get(noun.lemma_.lower()) in ("GPE", "LOC") and prep.lower_ in ("in", "of", "within", "on"):
+        return ("locate in",)
+    return ()
+
+
+def _hypothetical(token: Token) -> bool:
+    """A modal ("would", "may", "will"), a condition ("if", "unless"), a question, or a verb like "plan to" /
+    "hope to" above the token."""
+    t, depth = token, 0
+    while depth < 4:
+        if any(c.dep_ in ("aux", "auxpass") and c.lower_ in MODAL for c in t.children):
+            return True
+        if any(c.dep_ == "mark" and c.lower_ in ("if", "unless", "whether") for c in t.children):
+            return True
+        if t.dep_ == "xcomp" and t.head.lemma_.lower() in HYPOTHETICAL:
+            return True
+        if t.head is t:
+            break
+        t, depth = t.head, depth + 1
+    last = token.sent[-1]
+    return last.text == "?"
+
+
+def cooccurrences(doc: Doc, by_token: dict[int, Mention], related: list[Rel]) -> list[Rel]:
+    """Pairs of entities named in one sentence that no dependency rule related: the weakest evidence, typed only
+    when the domain gives "mentioned with" a type. Sentences naming more than MAX_COOCCURRING entities are skipped."""
+    linked = {(doc[r.anchor].sent.start, frozenset((r.source.name, r.target.name))) for r in related}
+    out: list[Rel] = []
+    for sent in doc.sents:
+        named = list(dict.fromkeys(by_token[t.i] for t in sent if t.i in by_token))
+        if not 2 <= len(named) <= MAX_COOCCURRING:
+            continue
+        for n, first in enumerate(named):
+            for second in named[n + 1 :]:
+                if (sent.start, frozenset((first.name, second.name))) not in linked and (first.name, first.type) != (second.name, second.type):
+                    out.append(Rel(first, second, (COOCCURRENCE_PREDICATE,), "co-occurrence", False, sent.start))
+    return out
+
+
+def _children(token: Token, dep: str) -> list[Token]:
+    return [c for c in token.children if c.dep_ == dep]
+
+
+def _listlike(token: Token) -> bool:
+    """A token of a comma list that the parser read as appositives (conjuncts, or an appos of an appos)."""
+    if token.conjuncts or any(c.dep_ == "cc" for c in token.children):
+        return True
+    return token.dep_ == "appos" and (token.head.dep_ == "appos" or any(c.dep_ == "appos" for c in token.children))
+
+
+def _says_no(noun: Token) -> bool:
+    """"no treaty", "never ..." on a noun."""
+    return any(c.dep_ in ("det", "neg") and c.lower_ in ("no", "never") for c in noun.children)
+
+
+def _negated(verb: Token) -> bool:
+    """"did not attack", "never signed", "no longer ..."; "did not try to invade" and "failed to ratify" negate
+    the xcomp too."""
+    if any(c.dep_ == "neg" or c.lower_ == "never" for c in verb.children):
+        return True
+    if verb.dep_ == "xcomp":
+        head = verb.head
+        return any(c.dep_ == "neg" for c in head.children) or head.lemma_.lower() in NEGATING
+    return False

@@ -1,0 +1,91 @@
+"""Document- and corpus-level naming of offline extractions (kgkit.stages.coref)."""
+
+from __future__ import annotations
+
+from kgkit.core.domain import Domain
+from kgkit.core.records import (
+    ChunkExtraction,
+    DocumentExtraction,
+    ExtractedEntity,
+    ExtractedRelation,
+    Span,
+    TextExtraction,
+)
+from kgkit.stages.coref import coref_documents, parse_votes
+
+
+def entity(name: str, etype: str, start: int, votes: str | None = None) -> ExtractedEntity:
+    return ExtractedEntity(name=name, type=etype, span=Span(start=start, end=start + len(name)),
+                           attributes={"votes": votes} if votes else {})
+
+
+def document(doc_id: str, *chunks: TextExtraction) -> DocumentExtraction:
+    return DocumentExtraction(document_id=doc_id, path=f"{doc_id}.txt", chunks=tuple(
+        ChunkExtraction(chunk_id=f"{doc_id}#{i}", document_id=doc_id, chunk_start=1000 * i, extraction=te)
+        for i, te in enumerate(chunks)))
+
+
+def test_parse_votes() -> None:
+    assert parse_votes("Location:2.5,Person:1") == {"Location": 2.5, "Person": 1.0}
+    assert parse_votes(None) == {} and parse_votes("garbage") == {}
+
+
+def test_one_type_per_name_with_the_corpus_vote_and_its_evidence(general_domain: Domain) -> None:
+    a = TextExtraction(extractor_id="offline:x", entities=(entity("Burma", "Person", 0, "Person:1"),))
+    b = TextExtraction(extractor_id="offline:x", entities=(entity("Burma", "Location", 0, "Location:2.2"),
+                                                           entity("Burma", "Location", 50, "Location:1")))
+    out = coref_documents([document("a", a), document("b", b)], domain=general_domain)
+    types = {(d.document_id, e.type) for d in out for c in d.chunks for e in c.extraction.entities}
+    assert types == {("a", "Location"), ("b", "Location")}  # a's single Person vote loses to half of b's 3.2
+    evidence = out[0].chunks[0].extraction.entities[0].attributes["type_votes"]
+    assert evidence == "doc Person:1 | corpus Location:3.2"
+
+
+def test_surnames_stand_for_the_full_name_across_chunks_and_relations_follow(general_domain: Domain) -> None:
+    first = TextExtraction(extractor_id="offline:x", entities=(entity("Franklin D. Roosevelt", "Person", 0),))
+    second = TextExtraction(
+        extractor_id="offline:x",
+        entities=(entity("Roosevelt", "Organization", 0, "Organization:1"), entity("Congress", "Organization", 20)),
+        relations=(ExtractedRelation(source="Roosevelt", source_type="Organization", target="Congress",
+                                     target_type="Organization", type="MEETS", predicate="meet"),))
+    [out] = coref_documents([document("d", first, second)], domain=general_domain)
+    ents = out.chunks[1].extraction.entities
+    assert (ents[0].name, ents[0].type, ents[0].attributes["surface"]) == ("Franklin D. Roosevelt", "Person", "Roosevelt")
+    [rel] = out.chunks[1].extraction.relations
+    assert (rel.source, rel.source_type, rel.target) == ("Franklin D. Roosevelt", "Person", "Congress")
+
+
+def test_the_last_full_name_before_wins_and_places_stay_places(general_domain: Domain) -> None:
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Theodore Roosevelt", "Person", 0), entity("Roosevelt", "Person", 30),
+        entity("Franklin Roosevelt", "Person", 60), entity("Roosevelt", "Person", 90),
+        entity("George Washington", "Person", 120), entity("Washington", "Location", 150, "Location:1.8")))
+    [out] = coref_documents([document("d", te)], domain=general_domain)
+    assert [e.name for e in out.chunks[0].extraction.entities] == [
+        "Theodore Roosevelt", "Theodore Roosevelt", "Franklin Roosevelt", "Franklin Roosevelt", "George Washington",
+        "Washington"]
+
+
+def test_acronyms_spell_an_earlier_organisation(general_domain: Domain) -> None:
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Works Progress Administration", "Organization", 0), entity("WPA", "Organization", 40)))
+    [out] = coref_documents([document("d", te)], domain=general_domain)
+    assert {e.name for e in out.chunks[0].extraction.entities} == {"Works Progress Administration"}
+
+
+def test_words_capitalised_only_at_sentence_starts_are_dropped_with_their_relations(general_domain: Domain) -> None:
+    text = "Nationwide, prices fell. Roosevelt spoke. A nationwide plan helped."
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Nationwide", "Organization", 0), entity("Roosevelt", "Person", 25)),
+        relations=(ExtractedRelation(source="Roosevelt", source_type="Person", target="Nationwide",
+                                     target_type="Organization", type="RELATED_TO"),))
+    [out] = coref_documents([document("d", te)], domain=general_domain, texts={"d": text})
+    assert [e.name for e in out.chunks[0].extraction.entities] == ["Roosevelt"]
+    assert out.chunks[0].extraction.relations == ()
+
+
+def test_llm_extractions_pass_through_unchanged(general_domain: Domain) -> None:
+    te = TextExtraction(extractor_id="llm:x", quality="llm", entities=(
+        entity("Franklin D. Roosevelt", "Person", 0), entity("Roosevelt", "Organization", 30)))
+    doc = document("d", te)
+    assert coref_documents([doc], domain=general_domain) == [doc]
