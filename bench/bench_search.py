@@ -1,12 +1,23 @@
-"""Search benchmark (issue 7): kgkit vs sage-memory 0.13.2 on the docstrings known-answer set (1k, 10k), kgkit
-alone at 100k (10k + perturbed distractors), write throughput, and MuSiQue recall@5 of supporting passages.
+"""Search benchmark (issues 7 and 16): every shared set in one run, kgkit beside a bm25s BM25 baseline and a
+MiniLM dense baseline (exact cosine over the same vectors kgkit's dense channel uses).
 
-    .venv/bin/python bench/bench_search.py [--sizes 1000,10000,100000] [--no-sage] [--out bench/out/search.json]
+    .venv/bin/python bench/bench_search.py [--sizes 1000,10000,100000] [--skip-product] [--out bench/out/search.json]
 
-Data: ../shared/data/retrieval/{docstrings,musique} (skipped with a message when absent). sage-memory runs in its
-own venv (/tmp/sage-venv, made with Debian's /usr/bin/python3, whose sqlite3 can load extensions) in a separate
-process; it uses its default embedder (no API key: its char n-gram LocalEmbedder). kgkit uses MiniLM-L6-v2
-(one torch thread); embeddings go through a kgkit Cache in /tmp/kgkit-bench-search-cache.
+Sets (../shared/data/retrieval, skipped with a message when absent; the demo corpus is in data/demo):
+- docstrings: 200 known-answer queries (bags of words, fragments: every one a lookup) at each size; at 10k
+  also the same queries with one foreign word added ("+1 word": no item has every word, so the fusion decides);
+  100k = the 10k + perturbed distractors (their vectors are their source's plus noise). Latency per query,
+  in-process: keyword queries (the lookups) and natural-language ones (the "+1 word" queries, embedded cold).
+- MuSiQue (100 questions, 1,890 passages; recall@5 of the gold passages, and all_gold@5: every gold passage
+  in the first 5), two ways: the library path (one item per passage, no extraction: no graph), and the
+  product path: the passages written as files, `kgkit run` (offline extractor), `kgkit index` (timed), the
+  questions searched as `kgkit search --kind chunk` does (in-process; the first 5 also through the CLI).
+- demo known items (tests/data/demo_known_items.csv): `kgkit run` + `kgkit index` on data/demo/sotu_1934_1946
+  (the index timed, cold cache), MRR and R@1 of the default search (no --kind).
+
+"default" = SearchConfig() (what `kgkit search` runs); "previous default" = the fusion before issue 16
+(weighted RRF keyword 1, dense 1, k 60, dense left out of lookups; no name matches; no graph walk).
+MiniLM runs on one torch thread; vectors go through a kgkit Cache in /tmp/kgkit-bench-search-cache.
 """
 
 from __future__ import annotations
@@ -15,48 +26,26 @@ import argparse
 import json
 import os
 import random
+import re
+import resource
+import shutil
 import subprocess
-import tempfile
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KGKIT_SHARED", ROOT.parent / "shared")) / "data" / "retrieval"
-SAGE_VENV = Path("/tmp/sage-venv")
-
-SAGE_RUNNER = r'''
-import json, os, sys, time, tempfile
-from pathlib import Path
-spec = json.load(open(sys.argv[1]))
-project = Path(tempfile.mkdtemp(prefix="sage-proj-"))
-(project / "pyproject.toml").write_text("")
-os.environ["HOME"] = tempfile.mkdtemp(prefix="sage-home-")
-os.environ["SAGE_PROJECT_ROOT"] = str(project)
-os.chdir(project)
-from sage_memory import db, store, search
-db.set_project(str(project))
-owner = {}
-t0 = time.perf_counter(); c0 = time.process_time()
-for doc in spec["docs"]:
-    r = store.store(content=doc["text"], title=doc["title"], entities=[])
-    if r.get("id"):
-        owner.setdefault(r["id"], doc["id"])
-write_wall = time.perf_counter() - t0; write_cpu = time.process_time() - c0
-out = []
-for q in spec["queries"]:
-    t0 = time.perf_counter(); c0 = time.process_time()
-    r = search.search(query=q, limit=spec["k"])
-    wall = time.perf_counter() - t0; cpu = time.process_time() - c0
-    out.append({"ids": [owner.get(x["id"]) for x in r["results"]], "wall": wall, "cpu": cpu})
-json.dump({"write_wall": write_wall, "write_cpu": write_cpu, "results": out}, open(sys.argv[2], "w"))
-'''
+DEMO = ROOT / "data" / "demo" / "sotu_1934_1946"
+KGKIT = [sys.executable, "-m", "kgkit.cli"]
+CACHE = Path("/tmp/kgkit-bench-search-cache")
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -64,19 +53,68 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def latency(walls: list[float], cpus: list[float]) -> dict[str, float]:
-    return {"wall_mean_ms": float(np.mean(walls) * 1000), "wall_p50_ms": percentile(walls, 50),
-            "wall_p95_ms": percentile(walls, 95), "cpu_mean_ms": float(np.mean(cpus) * 1000),
+    return {"wall_p50_ms": percentile(walls, 50), "wall_p95_ms": percentile(walls, 95),
             "cpu_p50_ms": percentile(cpus, 50), "cpu_p95_ms": percentile(cpus, 95)}
 
 
-def recall(ranked: list[list[str]], queries: list[dict], texts: dict[str, str]) -> dict[str, float]:
-    """Strict (the target id) and by text (a returned doc with the target's exact text also counts)."""
-    out = {}
-    for k in (1, 5):
-        strict = np.mean([q["target"] in r[:k] for r, q in zip(ranked, queries)])
-        same = np.mean([any(texts.get(x) == texts[q["target"]] for x in r[:k]) for r, q in zip(ranked, queries)])
-        out[f"R@{k}"], out[f"R@{k}_same_text"] = float(strict), float(same)
-    return out
+def show(label: str, values: dict) -> None:
+    print(f"  {label:34s} {json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in values.items()})}",
+          flush=True)
+
+
+def configs() -> dict:
+    from kgkit.stages.search import SearchConfig
+
+    default = SearchConfig()
+    previous = replace(default, fusion="rrf", weights={"keyword": 1.0, "dense": 1.0, "graph": 0.0}, coverage_power=0,
+                       names=False)
+    return {"default": default, "previous default": previous}
+
+
+# ----------------------------------------------------------------- baselines
+
+
+class BM25Baseline:
+    """bm25s 0.3 (Lucene BM25, k1 1.5, b 0.75), English stopwords, no stemmer: title and text as one field."""
+
+    def __init__(self, ids: list[str], texts: list[str]) -> None:
+        import bm25s
+
+        self.bm25s, self.ids = bm25s, ids
+        self.model = bm25s.BM25()
+        self.model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def search(self, query: str, k: int) -> list[str]:
+        tokens = self.bm25s.tokenize([query], stopwords="en", show_progress=False)
+        if not tokens.vocab:
+            return []
+        rows, scores = self.model.retrieve(tokens, k=min(k, len(self.ids)), show_progress=False)
+        return [self.ids[r] for r, s in zip(rows[0], scores[0]) if s > 0]
+
+
+class DenseBaseline:
+    """Exact cosine over the item vectors (MiniLM, as kgkit's dense channel)."""
+
+    def __init__(self, ids: list[str], vectors: np.ndarray, embedder) -> None:
+        self.ids, self.vectors, self.embedder = ids, vectors, embedder
+
+    def search(self, query: str, k: int) -> list[str]:
+        scores = self.vectors @ self.embedder([query])[0]
+        top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
+        return [self.ids[i] for i in top[np.argsort(-scores[top])]]
+
+
+def timed_searches(search, queries: list[str]) -> tuple[list[list[str]], dict[str, float]]:
+    ranked, walls, cpus = [], [], []
+    for q in queries:
+        w0, c0 = time.perf_counter(), time.process_time()
+        ranked.append(search(q))
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return ranked, latency(walls, cpus)
+
+
+# ----------------------------------------------------------------- docstrings
 
 
 def distractors(docs: list[dict], n: int, seed: int = 0) -> list[dict]:
@@ -94,289 +132,290 @@ def distractors(docs: list[dict], n: int, seed: int = 0) -> list[dict]:
     return out
 
 
-def kgkit_items(docs: list[dict]):
-    from kgkit.stages.search import SearchItem
+def plus_one_word(docs: list[dict], queries: list[dict], seed: int = 16) -> list[dict]:
+    """Each query with one content word of the corpus that its target does not have (so no item has every
+    word of it: the fusion, not the lookup rule, decides)."""
+    from kgkit.stages.search.text import STOPWORDS, tokens
 
-    return [SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"], document_id=d["id"],
-                       documents=(d["id"],)) for d in docs]
+    rnd = random.Random(seed)
+    by_id = {d["id"]: d for d in docs}
+    vocab = sorted({w for d in docs for w in tokens(d["text"]) if w not in STOPWORDS and w.isalpha() and len(w) > 3})
+    out = []
+    for q in queries:
+        own = set(tokens(by_id[q["target"]]["title"] + " " + by_id[q["target"]]["text"]))
+        extra = next(w for w in rnd.sample(vocab, 50) if w not in own)
+        out.append({**q, "query": f"{q['query']} {extra}"})
+    return out
 
 
-def embed_pool(docs, *, embedder, cache, noise=0.05, seed=0) -> np.ndarray:
-    """MiniLM vectors (through the cache) for real docs; a distractor gets its source doc's vector plus Gaussian
-    noise, renormalised (MiniLM on one shared core embeds ~7-100 docstrings/s: 90k distractors would take hours)."""
+def embed_items(items, *, embedder, cache) -> np.ndarray:
     from kgkit.stages.embed import embed_rows
-    from kgkit.stages.search import SearchItem
 
-    real = [d for d in docs if "source" not in d]
-    texts = [SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"]).text for d in real]
-    t0 = time.perf_counter()
-    got = dict(zip((d["id"] for d in real), cache.map(embed_rows, texts, batch_size=64, embedder=embedder)))
-    print(f"  embedded {len(real)} docs in {time.perf_counter() - t0:.1f} s", flush=True)
-    rng = np.random.default_rng(seed)
-    rows = []
-    for d in docs:
-        if "source" in d:
-            v = got[d["source"]] + rng.normal(0.0, noise, embedder.dim).astype(np.float32)
-            rows.append(v / np.linalg.norm(v))
-        else:
-            rows.append(got[d["id"]])
-    return np.stack(rows).astype(np.float32)
-
-
-def run_kgkit(docs, queries, *, embedder, cache, k=5) -> dict:
-    from kgkit.stages.search import CHANNELS, SearchConfig, SearchIndex
-
-    vectors = None
-    if embedder is not None:
-        vectors = embed_pool(docs, embedder=embedder, cache=cache)
-    t0 = time.perf_counter()
-    index = SearchIndex(embedder=embedder, cache=cache)
-    index.add(kgkit_items(docs), vectors=vectors)
-    build = time.perf_counter() - t0
-    texts = {d["id"]: d["text"] for d in docs}
-    out = {"build_s": build}
-    modes = {"keyword": ("keyword",)}
-    if embedder:  # the default; and the same with the dense channel fused (and run) for lookups too
-        modes.update({"hybrid": CHANNELS, "hybrid_dense_always": CHANNELS})
-    for mode, channels in modes.items():
-        # query_cache=0: every timed query embeds its text (cold), as a new question does
-        index.config = SearchConfig(lookup_dense=1.0 if mode == "hybrid_dense_always" else 0.0, query_cache=0)
-        index.keyword.drop_cache()  # every mode starts cold (per-term contributions are kept between queries)
-        ranked, walls, cpus, stages, lookups = [], [], [], [], []
-        index.search(queries[0]["query"], limit=k, channels=channels)  # warm-up (first call loads the model)
-        for q in queries:
-            w0, c0 = time.perf_counter(), time.process_time()
-            hits = index.search(q["query"], limit=k, channels=channels)
-            walls.append(time.perf_counter() - w0)
-            cpus.append(time.process_time() - c0)
-            ranked.append(hits["id"].tolist())
-            stages.append(hits.attrs["timings_ms"])
-            lookups.append(bool(hits.attrs.get("lookup")))
-        out[mode] = {**recall(ranked, queries, texts), **latency(walls, cpus), "lookup_share": float(np.mean(lookups))}
-        other = [i for i, lk in enumerate(lookups) if not lk]  # queries the dense channel ran for
-        if other and mode != "keyword":
-            out[mode].update({f"non_lookup_{key}": v for key, v in
-                              latency([walls[i] for i in other], [cpus[i] for i in other]).items()})
-        if mode == "hybrid_dense_always":  # the same 50 questions asked again (a next page): the vector LRU
-            index.config = SearchConfig(lookup_dense=1.0)
-            again = [q["query"] for q in queries[:50]]
-            for text in again:
-                index.search(text, limit=k, channels=channels)
-            rw, rc = [], []
-            for text in again:
-                w0, c0 = time.perf_counter(), time.process_time()
-                index.search(text, limit=k, offset=k, channels=channels)
-                rw.append(time.perf_counter() - w0)
-                rc.append(time.process_time() - c0)
-            out[mode].update({f"repeat_{key}": v for key, v in latency(rw, rc).items()})
-        for stage in ("keyword", "embed", "dense", "graph", "fusion", "assemble"):
-            values = [t[stage] / 1000 for t in stages if stage in t]
-            if values:
-                out[mode][f"stage_{stage}_p50_ms"] = percentile(values, 50)
-                out[mode][f"stage_{stage}_p95_ms"] = percentile(values, 95)
-        print(f"  kgkit {mode:8s} {json.dumps({k2: round(v, 3) for k2, v in out[mode].items()})}", flush=True)
+    texts = [i.text for i in items]
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    rows = cache.map(embed_rows, [texts[i] for i in order], batch_size=64, embedder=embedder)
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    out[order] = np.stack(rows)
     return out
 
 
-def run_sage(docs, queries, *, k=5) -> dict | None:
-    python = SAGE_VENV / "bin" / "python"
-    if not python.exists():
-        print("  creating the sage-memory venv with /usr/bin/python3 ...", flush=True)
-        subprocess.run(["/usr/bin/python3", "-m", "venv", str(SAGE_VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "sage-memory==0.13.2"], check=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        spec, result, runner = Path(tmp) / "spec.json", Path(tmp) / "out.json", Path(tmp) / "runner.py"
-        spec.write_text(json.dumps({"docs": docs, "queries": [q["query"] for q in queries], "k": k}))
-        runner.write_text(SAGE_RUNNER)
-        env = {k2: v for k2, v in os.environ.items() if not k2.endswith("_API_KEY")}
-        proc = subprocess.run([str(python), str(runner), str(spec), str(result)], env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            print("  sage-memory failed:", proc.stderr[-2000:], flush=True)
-            return None
-        data = json.loads(result.read_text())
-    texts = {d["id"]: d["text"] for d in docs}
-    ranked = [[x for x in r["ids"] if x] for r in data["results"]]
-    out = {**recall(ranked, queries, texts), **latency([r["wall"] for r in data["results"]], [r["cpu"] for r in data["results"]]),
-           "writes_per_s": len(docs) / data["write_wall"]}
-    print(f"  sage     {json.dumps({k2: round(v, 3) for k2, v in out.items()})}", flush=True)
-    return out
-
-
-def fsync_probe(n=500, size=300) -> dict:
-    """The disk's floor for durable writes: `n` appends of `size` bytes to a file in bench/out, each followed
-    by os.fsync (p50 / p95 latency, and how many such writes a second one thread gets)."""
-    path = ROOT / "bench" / "out" / f".fsync-probe-{os.getpid()}"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    times = []
-    try:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            t = time.perf_counter()
-            os.write(fd, b"x" * size)
-            os.fsync(fd)
-            times.append(time.perf_counter() - t)
-        total = time.perf_counter() - t0
-    finally:
-        os.close(fd)
-        path.unlink()
-    return {"p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95), "per_s": n / total}
-
-
-def write_throughput(docs, *, embedder, cache, n=1000) -> dict:
-    """Durable single writes: one item per `add` call, each its own committed transaction (synchronous=FULL),
-    from one thread and from 8 and 32 threads (their commits grouped); the fsync floor measured before and after."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from kgkit.io.search_store import open_index
-
-    out = {"fsync_before": fsync_probe()}
-    runs = [("full_no_embedder", None, "FULL"), ("normal_no_embedder", None, "NORMAL"),
-            ("full_minilm_cached", embedder, "FULL")]
-    for label, emb, sync in runs:
-        if emb is None and "minilm" in label:
-            continue
-        with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
-            index = open_index(Path(tmp) / "index", embedder=emb, cache=cache, synchronous=sync)
-            items = kgkit_items(docs[:n])
-            t0 = time.perf_counter()
-            for item in items:
-                index.add([item])
-            out[label] = n / (time.perf_counter() - t0)
-            index.close()
-        for threads in (8, 32) if emb is None else ():  # the same single writes from threads: commits grouped
-            with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
-                index = open_index(Path(tmp) / "index", synchronous=sync)
-                t0 = time.perf_counter()
-                with ThreadPoolExecutor(threads) as pool:
-                    list(pool.map(lambda item, ix=index: ix.add([item]), kgkit_items(docs[:n])))
-                out[label.replace("no_embedder", f"{threads}_threads")] = n / (time.perf_counter() - t0)
-                index.close()
-    out["fsync_after"] = fsync_probe()
-    print(f"  kgkit writes/s {json.dumps(out)}", flush=True)
-    return out
-
-
-def open_times(docs) -> dict:
-    """Opening a stored keyword-only index of `docs`: rebuilt from the rows vs loaded from keyword.npz."""
-    from kgkit.io.search_store import open_index
-
-    out = {}
-    with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
-        folder = Path(tmp) / "index"
-        index = open_index(folder)
-        index.add(kgkit_items(docs))
-        index.close()
-        for label in ("rows", "snapshot"):
-            if label == "rows":
-                (folder / "keyword.npz").unlink()
-            w0, c0 = time.perf_counter(), time.process_time()
-            index = open_index(folder)
-            out[f"open_{index.opened_from}_s"] = time.perf_counter() - w0
-            out[f"open_{index.opened_from}_cpu_s"] = time.process_time() - c0
-            index.close()
-        out["snapshot_mb"] = (folder / "keyword.npz").stat().st_size / 1e6
-        out["db_mb"] = (folder / "search.db").stat().st_size / 1e6
-    print(f"  kgkit open n={len(docs)}: {json.dumps({k: round(v, 2) for k, v in out.items()})}", flush=True)
-    return out
-
-
-def musique(*, embedder, cache, sage: bool, k=5) -> dict:
+def docstrings(sizes: list[int], *, embedder, cache) -> dict:
     from kgkit.stages.search import SearchIndex, SearchItem
 
-    questions = json.loads((SHARED / "musique" / "musique_train.json").read_text())
-    corpus = json.loads((SHARED / "musique" / "musique_train_corpus.json").read_text())
-    docs = [{"id": f"p{i:05d}", "title": p["title"], "text": p["text"]} for i, p in enumerate(corpus)]
-    title_of = {d["id"]: d["title"] for d in docs}
-    gold = [{p["title"] for p in q["paragraphs"] if p["is_supporting"]} for q in questions]
-
-    def score(ranked):
-        return float(np.mean([len(g & {title_of.get(x) for x in r[:k]}) / len(g) for r, g in zip(ranked, gold)]))
-
-    out = {}
-    index = SearchIndex(embedder=embedder, cache=cache)
-    index.add([SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"]) for d in docs],
-              vectors=None if embedder is None else embed_pool(docs, embedder=embedder, cache=cache))
-    for mode, channels in (("keyword", ("keyword",)), ("hybrid", ("keyword", "dense", "graph"))):
-        ranked = [index.search(q["question"], limit=k, channels=channels)["id"].tolist() for q in questions]
-        out[f"kgkit_{mode}"] = score(ranked)
-    if sage:
-        qs = [{"query": q["question"], "target": ""} for q in questions]
-        python = SAGE_VENV / "bin" / "python"
-        with tempfile.TemporaryDirectory() as tmp:
-            spec, result, runner = Path(tmp) / "spec.json", Path(tmp) / "out.json", Path(tmp) / "runner.py"
-            spec.write_text(json.dumps({"docs": docs, "queries": [q["query"] for q in qs], "k": k}))
-            runner.write_text(SAGE_RUNNER)
-            subprocess.run([str(python), str(runner), str(spec), str(result)], check=True, capture_output=True)
-            data = json.loads(result.read_text())
-        out["sage"] = score([[x for x in r["ids"] if x] for r in data["results"]])
-    print(f"  musique recall@{k}: {json.dumps({k2: round(v, 3) for k2, v in out.items()})}", flush=True)
+    docs = [json.loads(line) for line in (SHARED / "docstrings" / "corpus.jsonl").read_text().splitlines()]
+    queries = [json.loads(line) for line in (SHARED / "docstrings" / "queries.jsonl").read_text().splitlines()]
+    real = [SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"]) for d in docs]
+    t0, c0 = time.perf_counter(), time.process_time()
+    real_vectors = embed_items(real, embedder=embedder, cache=cache)
+    print(f"  embedded {len(real)} docstrings (cache {CACHE}) in {time.perf_counter() - t0:.1f} s wall, "
+          f"{time.process_time() - c0:.1f} s CPU", flush=True)
+    out: dict = {}
+    for size in sizes:
+        pool = docs[:size] if size <= len(docs) else docs + distractors(docs, size - len(docs))
+        ids = [d["id"] for d in pool]
+        rng = np.random.default_rng(0)
+        vectors = real_vectors[: min(size, len(docs))]
+        if size > len(docs):  # a distractor's vector: its source's plus Gaussian noise, renormalised
+            row_of = {d["id"]: i for i, d in enumerate(docs)}
+            extra = np.stack([real_vectors[row_of[d["source"]]] for d in pool[len(docs):]])
+            extra = extra + rng.normal(0.0, 0.05, extra.shape).astype(np.float32)
+            vectors = np.concatenate([vectors, extra / np.linalg.norm(extra, axis=1, keepdims=True)])
+        present = set(ids)
+        qs = [q for q in queries if q["target"] in present]
+        sets = {"lookups": qs}
+        if size == 10_000 or size == max(sizes):
+            sets["+1 word"] = plus_one_word(docs, qs)
+        print(f"docstrings n={size}: {len(qs)} queries, load {os.getloadavg()}", flush=True)
+        t0 = time.perf_counter()
+        index = SearchIndex(embedder=embedder)
+        index.add([SearchItem(id=d["id"], kind="chunk", title=d["title"], body=d["text"]) for d in pool], vectors=vectors)
+        block: dict = {"build_s": time.perf_counter() - t0, "queries": len(qs)}
+        bm25 = BM25Baseline(ids, [f"{d['title']} {d['text']}" for d in pool])
+        dense = DenseBaseline(ids, vectors, embedder)
+        systems = compared(index, bm25, dense)
+        for set_name, query_set in sets.items():
+            texts = [q["query"] for q in query_set]
+            for name, run in systems.items():
+                index.keyword.drop_cache()  # every system starts cold
+                run(texts[0])  # warm-up (loads the model once)
+                ranked, lat = timed_searches(run, texts)
+                r1 = float(np.mean([r[:1] == [q["target"]] for r, q in zip(ranked, query_set)]))
+                r5 = float(np.mean([q["target"] in r[:5] for r, q in zip(ranked, query_set)]))
+                block[f"{set_name} | {name}"] = {"R@1": r1, "R@5": r5, **lat}
+                show(f"{set_name} | {name}", block[f"{set_name} | {name}"])
+        block["load_after"] = os.getloadavg()
+        out[f"docstrings_{size}"] = block
     return out
 
 
-def render(report: dict) -> str:
-    """The RESULTS.md tables from a report written by main()."""
-    lines = ["| set | system | R@1 | R@5 | CPU mean / p50 / p95 ms | wall mean / p50 / p95 ms |", "|---|---|---|---|---|---|"]
-    for key, block in report.items():
-        if not key.startswith("docstrings_"):
-            continue
-        size = key.split("_")[1]
-        names = {"keyword": "kgkit keyword", "hybrid": "kgkit hybrid (default)",
-                 "hybrid_dense_always": "kgkit hybrid, dense also for lookups"}
-        rows = [(name, block["kgkit"][m]) for m, name in names.items() if m in block["kgkit"]]
-        if block.get("sage"):
-            rows.append(("sage-memory 0.13.2", block["sage"]))
-        for name, r in rows:
-            lines.append(f"| docstrings {int(size):,} | {name} | {r['R@1']:.3f} | {r['R@5']:.3f} | "
-                         f"{r['cpu_mean_ms']:.2f} / {r['cpu_p50_ms']:.2f} / {r['cpu_p95_ms']:.2f} | "
-                         f"{r['wall_mean_ms']:.2f} / {r['wall_p50_ms']:.2f} / {r['wall_p95_ms']:.2f} |")
-    return "\n".join(lines)
+def compared(index, bm25: BM25Baseline, dense: DenseBaseline) -> dict:
+    """The systems run side by side: name -> query -> the first 5 ids."""
+    systems = {"bm25s BM25": lambda q: bm25.search(q, 5), "MiniLM dense": lambda q: dense.search(q, 5),
+               "kgkit keyword channel": lambda q: search_ids(index, q, configs()["default"], ("keyword",))}
+    for name, config in configs().items():
+        systems[f"kgkit {name}"] = lambda q, c=config: search_ids(index, q, c)
+    return systems
+
+
+def search_ids(index, query: str, config, channels=("keyword", "dense", "graph"), **options) -> list[str]:
+    index.config = replace(config, query_cache=0)  # every timed query embeds its text, as a new question does
+    return index.search(query, limit=options.pop("limit", 5), channels=channels, **options)["id"].tolist()
+
+
+# ----------------------------------------------------------------- MuSiQue
+
+
+def musique_data() -> tuple[list[dict], list[dict], list[set[str]]]:
+    questions = json.loads((SHARED / "musique" / "musique_train.json").read_text())
+    corpus = json.loads((SHARED / "musique" / "musique_train_corpus.json").read_text())
+    gold = [{p["title"] for p in q["paragraphs"] if p["is_supporting"]} for q in questions]
+    return questions, corpus, gold
+
+
+def recall(ranked_titles: list[list[str]], gold: list[set[str]], k: int) -> dict[str, float]:
+    return {f"R@{k}": float(np.mean([len(g & set(r[:k])) / len(g) for r, g in zip(ranked_titles, gold)])),
+            f"all_gold@{k}": float(np.mean([g <= set(r[:k]) for r, g in zip(ranked_titles, gold)]))}
+
+
+def musique_library(*, embedder, cache) -> dict:
+    """One item per passage (title + text), no extraction: the keyword and dense channels only."""
+    from kgkit.stages.search import SearchIndex, SearchItem
+
+    questions, corpus, gold = musique_data()
+    items = [SearchItem(id=f"p{i:05d}", kind="chunk", title=p["title"], body=p["text"]) for i, p in enumerate(corpus)]
+    vectors = embed_items(items, embedder=embedder, cache=cache)
+    index = SearchIndex(embedder=embedder)
+    index.add(items, vectors=vectors)
+    title = {i.id: i.title for i in items}
+    ids = [i.id for i in items]
+    bm25 = BM25Baseline(ids, [f"{i.title} {i.body}" for i in items])
+    dense = DenseBaseline(ids, vectors, embedder)
+    out = {}
+    for name, run in compared(index, bm25, dense).items():
+        ranked, lat = timed_searches(run, [q["question"] for q in questions])
+        titles = [[title[x] for x in r] for r in ranked]
+        out[name] = {**recall(titles, gold, 2), **recall(titles, gold, 5), **lat}
+        show(f"musique library | {name}", out[name])
+    return out
+
+
+def write_corpus(corpus: list[dict], folder: Path) -> dict[str, str]:
+    """One file per passage, named by its title (a second passage of a title gets " (2)"); path -> title."""
+    folder.mkdir(parents=True, exist_ok=True)
+    seen: dict[str, int] = {}
+    titles = {}
+    for p in corpus:
+        stem = re.sub(r"[/\\\x00]", "-", p["title"]).strip() or "untitled"
+        n = seen[stem.lower()] = seen.get(stem.lower(), 0) + 1
+        name = f"{stem}.txt" if n == 1 else f"{stem} ({n}).txt"
+        path = folder / name
+        if not path.exists() or path.read_text() != p["text"]:
+            path.write_text(p["text"])
+        titles[name] = p["title"]
+    return titles
+
+
+def run_cli(args: list[str]) -> dict:
+    """A kgkit command as a user runs it: wall time, and the CPU time of the process (children's rusage)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([*KGKIT, *args], capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"kgkit {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu, "stdout": proc.stdout, "load": os.getloadavg()[0]}
+
+
+def musique_product(work: Path, *, embedder) -> dict:
+    """`kgkit run` + `kgkit index` over the passages as files, then the questions as `kgkit search --kind chunk`."""
+    from kgkit.stages.search.text import document_name
+    from kgkit.workflows.index import open_search_index, query_embedder
+
+    questions, corpus, gold = musique_data()
+    titles = write_corpus(corpus, work / "corpus")
+    ws = work / "ws"
+    out = {}
+    for step, args in (("run", ["run", str(work / "corpus"), "-o", str(ws), "--no-view", "--json"]),
+                       ("index", ["index", "-w", str(ws)])):
+        done = run_cli(args)
+        out[f"{step}_wall_s"], out[f"{step}_cpu_s"], out[f"{step}_load"] = done["wall_s"], done["cpu_s"], done["load"]
+        print(f"  musique product: kgkit {step} {done['wall_s']:.1f} s wall, {done['cpu_s']:.1f} s CPU "
+              f"(load {done['load']:.1f})", flush=True)
+    index = open_search_index(ws, embedder=query_embedder(ws))
+    title_of = lambda item_title: titles.get(item_title, document_name(item_title))  # noqa: E731
+    for name, config in configs().items():
+        index.config = replace(config, query_cache=0)
+        ranked, walls, cpus, graph_ms, named = [], [], [], [], 0
+        for q in questions:
+            w0, c0 = time.perf_counter(), time.process_time()
+            hits = index.search(q["question"], kind="chunk", limit=5)
+            walls.append(time.perf_counter() - w0)
+            cpus.append(time.process_time() - c0)
+            ranked.append([title_of(t) for t in hits["title"]])
+            named += bool(hits.attrs.get("named"))
+            if "graph" in hits.attrs["timings_ms"]:
+                graph_ms.append(hits.attrs["timings_ms"]["graph"] / 1000)
+        out[name] = {**recall(ranked, gold, 2), **recall(ranked, gold, 5), **latency(walls, cpus),
+                     "questions_naming_entities": named, "graph_p50_ms": percentile(graph_ms, 50),
+                     "graph_p95_ms": percentile(graph_ms, 95)}
+        show(f"musique product | {name}", out[name])
+        if name == "default":
+            cli = []
+            for q, want in zip(questions[:5], ranked[:5]):
+                found = run_cli(["search", q["question"], "-w", str(ws), "--kind", "chunk", "--limit", "5", "--json"])
+                cli.append([title_of(h["title"]) for h in json.loads(found["stdout"])["hits"]] == want)
+                out.setdefault("cli_search_wall_s", []).append(found["wall_s"])
+            out["cli_agrees_on_first_5"] = all(cli)
+    index.close()
+    return out
+
+
+# ----------------------------------------------------------------- demo known items
+
+
+def demo_known_items(work: Path) -> dict:
+    """`kgkit run` on the demo, `kgkit index` from a cold embedding cache (timed), the known-item queries."""
+    import importlib.util
+
+    import kgkit
+    from kgkit.workflows.index import open_search_index, query_embedder
+
+    spec = importlib.util.spec_from_file_location("demo_known_items", ROOT / "tests" / "data" / "demo_known_items.py")
+    known = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(known)  # type: ignore[union-attr]
+    ws = work / "demo-ws"
+    out = {}
+    done = run_cli(["run", str(DEMO), "-o", str(ws), "--json"])
+    out["run_wall_s"] = done["wall_s"]
+    shutil.rmtree(ws / "index", ignore_errors=True)
+    shutil.rmtree(ws / "cache" / "v1" / "embed", ignore_errors=True)  # cold: every vector computed
+    done = run_cli(["index", "-w", str(ws)])
+    out.update(index_wall_s=done["wall_s"], index_cpu_s=done["cpu_s"], index_load=done["load"],
+               index_report=json.loads(done["stdout"].strip().splitlines()[-1]))
+    print(f"  demo: kgkit index (cold) {done['wall_s']:.1f} s wall, {done['cpu_s']:.1f} s CPU "
+          f"(load {done['load']:.1f}), {out['index_report']['items']} items", flush=True)
+    again = run_cli(["index", "-w", str(ws)])
+    out.update(reindex_wall_s=again["wall_s"], reindex_cpu_s=again["cpu_s"])
+    resolved, missing = known.resolve(kgkit.read_graph(ws))
+    out.update(queries=len(resolved), unresolved=missing)
+    index = open_search_index(ws, embedder=query_embedder(ws))
+    for name, config in configs().items():
+        index.config = config
+        ranks = known.reciprocal_ranks(lambda q: index.search(q, limit=20)["id"].tolist(), resolved)
+        out[name] = {"MRR": float(np.mean(ranks)), "R@1": float(np.mean([r == 1 for r in ranks])),
+                     "R@5": float(np.mean([r >= 0.2 for r in ranks]))}
+        show(f"demo known items | {name}", out[name])
+    for label, channels in (("keyword channel", ("keyword",)), ("dense channel", ("dense",))):
+        index.config = replace(configs()["default"], names=False)
+        ranks = known.reciprocal_ranks(lambda q, c=channels: index.search(q, limit=20, channels=c)["id"].tolist(), resolved)
+        out[label] = {"MRR": float(np.mean(ranks)), "R@1": float(np.mean([r == 1 for r in ranks])),
+                      "R@5": float(np.mean([r >= 0.2 for r in ranks]))}
+        show(f"demo known items | {label}", out[label])
+    index.close()
+    for label, query in (("keyword", "war powers act"), ("natural language", "who attacked the fleet in hawaii")):
+        done = run_cli(["search", query, "-w", str(ws), "--json"])
+        out[f"cli_search_{label}_wall_s"] = done["wall_s"]
+        out[f"cli_search_{label}_cpu_s"] = done["cpu_s"]
+        print(f"  demo: kgkit search {query!r} {done['wall_s']:.2f} s wall, {done['cpu_s']:.2f} s CPU", flush=True)
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--no-sage", action="store_true")
-    parser.add_argument("--no-dense", action="store_true", help="keyword channel only (no MiniLM)")
+    parser.add_argument("--skip-product", action="store_true", help="no kgkit run/index over MuSiQue and the demo")
+    parser.add_argument("--work", default=str(ROOT / "bench" / "out" / "search-work"),
+                        help="folder for the product-path workspaces (kept: a re-run reuses their caches)")
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "search.json"))
-    parser.add_argument("--render", help="print the results table of a saved report and exit")
     args = parser.parse_args()
-    if args.render:
-        print(render(json.loads(Path(args.render).read_text())))
-        return
-    if not (SHARED / "docstrings" / "corpus.jsonl").exists():
-        print(f"skipped: {SHARED}/docstrings not found (the shared retrieval data sets are not on this machine)")
-        return
-    import torch
-
-    torch.set_num_threads(1)
     from kgkit.io.cache import Cache
-    from kgkit.stages.embed import MiniLMEmbedder
+    from kgkit.stages.search.minilm import LeanMiniLM, minilm_available
 
-    (ROOT / "bench" / "out").mkdir(exist_ok=True)
-    embedder = None if args.no_dense else MiniLMEmbedder(threads=1)
-    cache = Cache("/tmp/kgkit-bench-search-cache")
-    docs = [json.loads(line) for line in (SHARED / "docstrings" / "corpus.jsonl").read_text().splitlines()]
-    queries = [json.loads(line) for line in (SHARED / "docstrings" / "queries.jsonl").read_text().splitlines()]
-    report: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load": os.getloadavg()}
-    for size in [int(s) for s in args.sizes.split(",")]:
-        pool = docs[:size] if size <= len(docs) else docs + distractors(docs, size - len(docs))
-        sent = [{k2: v for k2, v in d.items() if k2 != "source"} for d in pool]
-        ids = {d["id"] for d in pool}
-        qs = [q for q in queries if q["target"] in ids]
-        print(f"docstrings n={size}: {len(qs)} queries, load {os.getloadavg()}", flush=True)
-        report[f"docstrings_{size}"] = {"queries": len(qs), "kgkit": run_kgkit(pool, qs, embedder=embedder, cache=cache)}
-        if not args.no_sage and size <= len(docs):
-            report[f"docstrings_{size}"]["sage"] = run_sage(sent, qs)
-        if size == max(int(s2) for s2 in args.sizes.split(",")):
-            report[f"docstrings_{size}"]["open"] = open_times(pool)
-        report[f"docstrings_{size}"]["load_after"] = os.getloadavg()
-        Path(args.out).write_text(json.dumps(report, indent=2))
-    report["writes"] = write_throughput(docs, embedder=embedder, cache=cache)
+    if not minilm_available():
+        print("skipped: MiniLM is not installed (kgkit[ml])")
+        return
+    embedder, cache = LeanMiniLM(threads=1), Cache(CACHE)
+    work = Path(args.work)
+    report: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_start": os.getloadavg(),
+                    "cpus": os.cpu_count()}
+    if not args.skip_product:
+        print(f"demo known items, load {os.getloadavg()}", flush=True)
+        report["demo"] = demo_known_items(work)
     if (SHARED / "musique").exists():
-        report["musique"] = musique(embedder=embedder, cache=cache, sage=not args.no_sage)
+        print(f"musique, load {os.getloadavg()}", flush=True)
+        report["musique_library"] = musique_library(embedder=embedder, cache=cache)
+        if not args.skip_product:
+            report["musique_product"] = musique_product(work / "musique", embedder=embedder)
     else:
-        print(f"skipped musique: {SHARED}/musique not found")
+        print(f"skipped musique: {SHARED}/musique not found (the shared retrieval data sets are not on this machine)")
+    if (SHARED / "docstrings" / "corpus.jsonl").exists():
+        report.update(docstrings([int(s) for s in args.sizes.split(",")], embedder=embedder, cache=cache))
+    else:
+        print(f"skipped docstrings: {SHARED}/docstrings not found")
     report["load_end"] = os.getloadavg()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, indent=2))
     print(f"wrote {args.out}")
 

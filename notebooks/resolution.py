@@ -115,8 +115,9 @@ def saved(workspace):
 
 @app.cell
 def review_widget(candidates, graph, saved_decisions):
-    _todo = [c for c in kn.pending(candidates, saved_decisions) if c.step != "exact"][:200]
-    review = mo.ui.anywidget(kn.MergeReview.from_candidates(_todo, graph=graph, threshold=0.9))
+    # every candidate: undecided ones first, then what the policy decided (marked; v vetoes)
+    review = mo.ui.anywidget(kn.MergeReview.from_candidates(candidates[:300], decisions=saved_decisions, graph=graph,
+                                                            threshold=0.9))
     mo.output.replace(review)
     return (review,)
 

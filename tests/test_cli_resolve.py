@@ -22,10 +22,12 @@ def test_resolve_review_apply_undo(tmp_path):
     result = runner.invoke(app, ["resolve", "-w", str(ws), "--json"])
     assert result.exit_code == 0, result.output
     assert '"policy_merges": 1' in result.output and '"pending_review": 2' in result.output
-    # review: first pending candidate -> merge with a note; second -> keep apart with the default note
-    result = runner.invoke(app, ["review", "-w", str(ws), "--who", "ana"], input="m\nsame author\nk\n\n")
+    # review: first pending candidate -> merge with a note; second -> keep apart with the default note; then the
+    # policy's merge, shown as such, left as it is
+    result = runner.invoke(app, ["review", "-w", str(ws), "--who", "ana"], input="m\nsame author\nk\n\ns\n")
     assert result.exit_code == 0, result.output
     assert "recorded 2 decision(s)" in result.output and "kgkit apply" in result.output
+    assert "2 undecided, 1 decided by the policy" in result.output and "policy merged: score" in result.output
     mine = [d for d in read_decisions(ws) if d.decided_by == "person"]
     assert sorted(d.kind for d in mine) == ["keep_apart", "merge"] and {d.who for d in mine} == {"ana"}
     assert "same author" in {d.why for d in mine}
@@ -40,6 +42,33 @@ def test_resolve_review_apply_undo(tmp_path):
     assert (ws / "graph.json").read_bytes() == before
     again = runner.invoke(app, ["undo", "-w", str(ws)])
     assert again.exit_code == 1 and "nothing to undo" in again.output
+
+
+def test_review_vetoes_an_applied_policy_merge_and_apply_undoes_it(tmp_path):
+    ws = tmp_path / "ws"
+    import_graph(ws, ambiguous_graph(), write_view=False)
+    runner = CliRunner()
+    assert runner.invoke(app, ["resolve", "-w", str(ws)]).exit_code == 0
+    result = runner.invoke(app, ["apply", "-w", str(ws)])  # the policy's merge, applied without review
+    assert result.exit_code == 0 and "4 -> 3 entities" in result.output, result.output
+    # the review shows it after the two undecided candidates; v vetoes it with a note
+    result = runner.invoke(app, ["review", "-w", str(ws), "--who", "ana"], input="s\ns\nv\ntwo people\n")
+    assert result.exit_code == 0, result.output
+    assert "policy merged: score 1.00 — v to veto" in result.output and "recorded 1 decision(s)" in result.output
+    assert "already applied to the graph" in result.output and "kgkit apply" in result.output
+    (veto,) = [d for d in read_decisions(ws) if d.decided_by == "person"]
+    assert veto.kind == "keep_apart" and veto.who == "ana" and veto.why.startswith("veto of the policy merge")
+    assert "two people" in veto.why and set(veto.subjects) == {"Person:dr jane smith", "Person:jane smith"}
+    # a re-resolve keeps the veto; the next apply undoes the merge
+    assert runner.invoke(app, ["resolve", "-w", str(ws)]).exit_code == 0
+    assert [d for d in read_decisions(ws) if d.decided_by == "person"] == [veto]
+    result = runner.invoke(app, ["apply", "-w", str(ws)])
+    assert result.exit_code == 0 and "undone journal/0001.json first" in result.output, result.output
+    assert len(io.load_graph(ws / "graph.json").entities) == 4
+    assert runner.invoke(app, ["apply", "-w", str(ws)]).output.startswith("nothing to apply")
+    # nothing left in the graph for the review to warn about
+    result = runner.invoke(app, ["review", "-w", str(ws)], input="s\ns\n")
+    assert result.exit_code == 0 and "0 decided by the policy" in result.output, result.output
 
 
 def test_bad_decisions_file_is_a_clear_error(tmp_path):

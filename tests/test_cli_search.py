@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from kgkit.cli import app
 from kgkit.testing.workspaces import sample_workspace
 
-HIT_KEYS = {"rank", "id", "kind", "score", "title", "type", "text", "provenance", "channels", "entities"}
-TOP_KEYS = {"schema", "query", "terms", "filters", "channels", "lookup", "weights", "limit", "offset", "total", "next_offset", "timings_ms", "hits"}
+HIT_KEYS = {"rank", "id", "kind", "score", "title", "type", "text", "provenance", "channels", "entities", "match"}
+TOP_KEYS = {"schema", "query", "terms", "filters", "channels", "lookup", "weights", "named_entities", "limit", "offset",
+            "total", "next_offset", "timings_ms", "hits"}
 PROVENANCE_KEYS = {"document_id", "chunk_id", "start", "end", "evidence", "documents"}
 INDEX_KEYS = {"added", "replaced", "unchanged", "removed", "items", "documents_unreadable", "index"}
 

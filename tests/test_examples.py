@@ -12,7 +12,7 @@ statement by statement, like a notebook cell (each expression's repr is taken). 
 notice are checked (CHECKS).
 
 Models answer from real HTTP servers on 127.0.0.1 (tests/llm_server.py): an OpenAI-compatible one
-(OPENAI_BASE_URL, OPENROUTER_API_BASE) and Ollama's API on port 11434 (vLLM's usual 8000 too), with valid
+(OPENAI_BASE_URL, OPENROUTER_API_BASE; also on vLLM's usual port 8000) and Ollama's API on port 11434, with valid
 extraction / discovery / narration JSON and usage. A line that needs a fixed port already taken on this machine
 is not run, and says so.
 
@@ -408,7 +408,7 @@ def check_readme_cli(s: Session) -> None:
     assert graph_counts(s.file("workspace/sift/graph.json"))[0] > 0
     assert "people_orgs_events" in s.line("domains").out
     assert s.file("cache.tar.gz").stat().st_size > 1000
-    assert s.file("workspace/demo/graph.html").stat().st_mtime >= s.file("graph.graphml").stat().st_mtime
+    assert "vis-network" in s.file("workspace/demo/graph.html").read_text()
     hits = s.line('search "war powers act"').json()["hits"]
     assert any("war powers act" in (h["title"] + " " + h["text"]).lower() for h in hits), \
         "no hit of `search \"war powers act\"` contains the phrase:\n" + "\n".join(
@@ -449,8 +449,8 @@ def check_narrate_cli(s: Session) -> None:
     assert s.line("-o story.md --json").json()["format"].startswith("kgkit.narrative/")
     story = s.file("story.md").read_text()
     assert "openai/gpt-4o-mini" in story and "## Overview" in story
-    for line in s.lines:
-        assert "fell back" not in line.out + line.err, line.command
+    for line in s.lines:  # the model's text was used everywhere
+        assert "extractive fallback" not in line.out + line.err, (line.command, line.out[-2000:])
 
 
 NARRATE_PY = """

@@ -17,6 +17,7 @@ from kgkit.io.workspace import WorkspaceError
 from kgkit.stages.resolve import person_decision
 from kgkit.testing.builders import entity_row
 from kgkit.workflows.graph import import_graph
+from kgkit.workflows.resolve import merged_away
 
 AT, LATER = "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"
 
@@ -61,3 +62,34 @@ def test_bad_decisions_file_changes_nothing(tmp_path):
     with pytest.raises(DecisionFileError, match=r"entry 1\b.*decided_by"):
         kgkit.apply(ws)
     assert (ws / "graph.json").read_bytes() == before and not (ws / "journal").exists()
+
+
+def test_a_veto_of_an_applied_merge_is_undone_at_the_next_apply(tmp_path):
+    ws = tmp_path / "ws"
+    import_graph(ws, ambiguous_graph(), write_view=False)
+    before = (ws / "graph.json").read_bytes()
+    found = kgkit.resolve(ws, at=AT)
+    (policy,) = [d for d in found.decisions if d.decided_by == "policy"]
+    assert kgkit.apply(ws).journal == "journal/0001.json"            # the policy merge, applied unreviewed
+    first = found.pending[0]
+    kgkit.record(ws, [person_decision("merge", (first.source, first.target), who="ana", at=AT)])
+    assert kgkit.apply(ws).journal == "journal/0002.json" and len(kgkit.read_graph(ws).entities) == 2
+    assert merged_away(ws, policy.subjects)
+    # the veto: a person keeps the policy's pair apart; re-resolve keeps it; apply undoes both applies and
+    # applies every decision again (the person's merge stays, the vetoed one goes)
+    kgkit.record(ws, [person_decision("keep_apart", policy.subjects, why="veto", who="ana", at=LATER)])
+    kgkit.resolve(ws, at=LATER)
+    done = kgkit.apply(ws)
+    assert done.changed and done.undone == ["journal/0001.json", "journal/0002.json"]
+    assert done.journal == "journal/0001.json" and ws_journals(ws) == [
+        "0001.json", "0001.undone-", "0002.undone-"]
+    ids = set(kgkit.read_graph(ws).entities["id"])
+    assert set(policy.subjects) <= ids and len(ids) == 3
+    assert not merged_away(ws, policy.subjects)
+    assert not kgkit.apply(ws).changed
+    kgkit.undo(ws)
+    assert (ws / "graph.json").read_bytes() == before
+
+
+def ws_journals(ws) -> list[str]:
+    return sorted(p.name if ".undone-" not in p.name else p.name[:12] for p in (ws / "journal").iterdir())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -37,8 +39,11 @@ def test_rrf_sums_weighted_reciprocal_ranks_and_breaks_ties_by_first_seen():
     assert rrf({"x": ["p"]}, weights={"x": 0.0}) == []
 
 
+RRF = SearchConfig(fusion="rrf", weights={"keyword": 1.0, "dense": 1.0, "graph": 1.0}, coverage_power=0)
+
+
 def test_keyword_and_dense_channels_fuse_by_rank():
-    index = SearchIndex(embedder=TableEmbedder())
+    index = SearchIndex(embedder=TableEmbedder(), config=RRF)
     index.add([chunk("k-only", "", "beta zebra zebra"),          # best keyword hit, dense axis beta
                chunk("both", "", "alpha zebra"),                 # keyword 2nd, dense 1st (alpha axis)
                chunk("d-only", "", "alef nothing in common")])  # dense tie with "both", no keyword
@@ -50,7 +55,7 @@ def test_keyword_and_dense_channels_fuse_by_rank():
     assert ranks["both"] == {"keyword_rank": 1, "dense_rank": 1}
     assert ranks["d-only"] == {"keyword_rank": None, "dense_rank": 2}
     assert hits["score"].tolist()[2] == pytest.approx(1 / 62, abs=1e-6)
-    weighted = SearchIndex(embedder=TableEmbedder(), config=SearchConfig(weights={"keyword": 0.0, "dense": 1.0}))
+    weighted = SearchIndex(embedder=TableEmbedder(), config=replace(RRF, weights={"keyword": 0.0, "dense": 1.0}))
     weighted.add([chunk("k-only", "", "beta zebra zebra"), chunk("d-only", "", "alpha nothing")])
     assert weighted.search("alpha zebra", channels=("keyword", "dense"))["id"].tolist()[0] == "d-only"
 
@@ -61,19 +66,64 @@ def test_lookup_query_is_ranked_by_the_keyword_channel():
     items = [chunk("x", "", "beta alpha zebra"),  # every query term; dense axis beta
              chunk("y", "", "alef zebra"),        # one term; dense axis alpha (the query's)
              chunk("z", "", "alef again")]        # no term; dense axis alpha
-    index = SearchIndex(embedder=TableEmbedder())
-    index.add(items)
-    hits = index.search("alpha zebra", limit=3, channels=("keyword", "dense"))
-    assert hits.attrs["lookup"] and hits.attrs["channels"] == ["keyword"]  # dense weight 0: not run
-    assert hits["id"].tolist() == ["x", "y"] and hits["dense_rank"].isna().all()
-    half = SearchIndex(embedder=TableEmbedder(), config=SearchConfig(lookup_dense=0.5))
+    for config in (SearchConfig(), RRF):  # the default and plain RRF: dense weight 0 for a lookup, not run
+        index = SearchIndex(embedder=TableEmbedder(), config=config)
+        index.add(items)
+        hits = index.search("alpha zebra", limit=3, channels=("keyword", "dense"))
+        assert hits.attrs["lookup"] and hits.attrs["channels"] == ["keyword"]
+        assert hits["id"].tolist() == ["x", "y"] and hits["dense_rank"].isna().all()
+    half = SearchIndex(embedder=TableEmbedder(), config=replace(RRF, lookup_dense=0.5))
     half.add(items)
     hits = half.search("alpha zebra", limit=3, channels=("keyword", "dense"))
     assert hits.attrs["weights"] == {"keyword": 1.0, "dense": 0.5}
     assert hits["id"].tolist() == ["x", "y", "z"] and hits["dense_rank"].tolist() == [3, 1, 2]
-    plain = SearchIndex(embedder=TableEmbedder(), config=SearchConfig(lookup_dense=1.0))
+    plain = SearchIndex(embedder=TableEmbedder(), config=replace(RRF, lookup_dense=1.0))
     plain.add(items)  # y: keyword 2 + dense 1 beats x: keyword 1 + dense 3
     assert plain.search("alpha zebra", limit=3, channels=("keyword", "dense"))["id"].tolist() == ["y", "x", "z"]
+
+
+def test_default_fusion_weighs_the_words_by_how_much_of_the_query_one_item_has():
+    """Convex combination of the keyword score over the best one and the cosine; keyword weight 0.2 + 0.8 *
+    coverage^4, where coverage is the largest share of the query's terms one keyword hit has."""
+    index = SearchIndex(embedder=TableEmbedder())
+    index.add([chunk("three", "", "beta zebra yak gnu"),  # 3 of the 4 terms; dense axis beta
+               chunk("one", "", "alpha zebra"),           # 1 term; dense axis alpha (the query's)
+               chunk("none", "", "alef")])                # no term; dense axis alpha
+    hits = index.search("alpha zebra yak gnu", limit=3, channels=("keyword", "dense"))
+    weights = hits.attrs["weights"]
+    assert weights["keyword"] == pytest.approx(0.2 + 0.8 * 0.75**4) and weights["dense"] == pytest.approx(1 - weights["keyword"])
+    # three: 0.453 * 1 + 0.547 * 0 ; one: 0.453 * (its share of the best keyword score) + 0.547 * 1
+    scores = dict(zip(hits["id"], hits["score"]))
+    assert scores["none"] == pytest.approx(weights["dense"], abs=1e-6)
+    assert hits["id"].tolist()[0] == "one" and scores["three"] == pytest.approx(weights["keyword"], abs=1e-6)
+
+
+class GradedEmbedder:
+    """Cosines as MiniLM spreads them: the query 1 apart from itself, 'filler' items 0.6, the rest 0.45."""
+
+    id = "graded:3"
+    dim = 3
+
+    def __call__(self, texts):
+        rows = [[1.0, 0.0, 0.0] if "unheardof" in t else [0.6, 0.8, 0.0] if "filler" in t else [0.45, 0.0, 0.893]
+                for t in texts]
+        return np.array(rows, dtype=np.float32) / np.linalg.norm(rows, axis=1, keepdims=True).astype(np.float32)
+
+
+def test_a_clear_keyword_winner_survives_a_dense_channel_that_disagrees():
+    """Four of the query's five words in one item (the fifth is in none), and five items with one of its words
+    that the dense channel puts first: RRF lets their two moderate ranks outvote the clear keyword winner, the
+    default keeps it first (bench/RESULTS.md, "Search (issue 16)")."""
+    items = [chunk("target", "", "socket timeout retry backoff")] + [
+        chunk(f"d{i}", "", f"socket filler{i} " + "words " * i) for i in range(5)]
+    query = "socket timeout retry backoff unheardof"
+    default = SearchIndex(embedder=GradedEmbedder())
+    default.add(items)
+    hits = default.search(query, limit=3, channels=("keyword", "dense"))
+    assert not hits.attrs["lookup"] and hits["id"].tolist()[0] == "target"
+    rrf_index = SearchIndex(embedder=GradedEmbedder(), config=RRF)
+    rrf_index.add(items)
+    assert rrf_index.search(query, limit=3, channels=("keyword", "dense"))["id"].tolist()[0] != "target"
 
 
 def test_keyword_coordination_prefers_rows_matching_more_terms():

@@ -114,3 +114,18 @@ def test_search_without_an_index_says_how_to_build_one(tmp_path):
 
     with pytest.raises(WorkspaceError, match="no search index"):
         kgkit.search(tmp_path / "ws", "x")
+
+
+def test_index_reports_progress_and_embeds_only_what_changed(tmp_path):
+    corpus, ws = ran_workspace(tmp_path)
+    events: list[tuple[str, int, int]] = []
+    report = index_report(ws, corpus, embedder=HashingEmbedder(), embedder_name="hashing",
+                          progress=lambda stage, done, total: events.append((stage, done, total)))
+    assert events and {stage for stage, _, _ in events} == {"embed"}
+    assert [done for _, done, _ in events] == sorted(done for _, done, _ in events)  # only forward
+    stage, done, total = events[-1]
+    assert done == total < report.items  # identical texts (relations from one sentence) are embedded once
+    again: list[tuple[str, int, int]] = []
+    index_report(ws, corpus, embedder=HashingEmbedder(), embedder_name="hashing",
+                 progress=lambda *event: again.append(event))
+    assert again == []  # nothing changed: nothing embedded

@@ -18,8 +18,10 @@ from kgkit.views.widgets import (
     candidate_key,
     candidates_payload,
     canonical_names,
+    decision_label,
     merge_review_esm,
     payload_to_candidates,
+    review_order,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +49,16 @@ def graph() -> Graph:
                           "end": 8, "evidence": "J. Smith met Bob.", "extractor_id": "x", "model": None,
                           "prompt_hash": None}])
     return Graph.empty().replace(entities=ents, relations=rels, provenance=prov)
+
+
+def _with_documents(g: Graph) -> Graph:
+    """`graph` with document ids on its provenance (one for the mention, one for the relation) and their paths."""
+    prov = pd.concat([g.provenance.assign(document_id="doc:1"),
+                      g.provenance.assign(item_id="rel:1", kind="relation", document_id="doc:2", evidence="x")],
+                     ignore_index=True)
+    row = {"sha256": "0", "media_type": "text/plain", "chunks": 1, "errors": 0}
+    docs = pd.DataFrame([{"id": "doc:1", "path": "letters/1911.txt", **row}, {"id": "doc:2", "path": "notes <b>.md", **row}])
+    return g.replace(provenance=prov, documents=docs)
 
 
 def test_payload_round_trips_and_carries_evidence_and_neighbours(graph):
@@ -156,3 +168,43 @@ def test_cluster_map_module_imports_in_node(tmp_path):
             "if (typeof m.default.render !== 'function' || typeof m.inBox !== 'function') process.exit(3);")
     result = subprocess.run([_node(), "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_evidence_names_its_document_by_path(graph):
+    payload = candidates_payload([_cand("P:j smith", "P:jane smith", 0.92, "J. Smith", "Jane Smith")],
+                                 graph=_with_documents(graph))
+    assert payload[0]["evidence"] == ["J. Smith met Bob.", "x"]
+    assert payload[0]["evidence_documents"] == ["letters/1911.txt", "notes <b>.md"]  # paths, never ids
+    assert candidates_payload([_cand("P:j smith", "P:jane smith")], graph=graph)[0]["evidence_documents"] == ["", ""]
+
+
+def test_every_candidate_is_shown_in_review_order_with_policy_merges_marked():
+    from kgkit.stages.resolve.decisions import decide
+
+    exact = _cand("a", "b", 0.97, "J. Smith", "Jane Smith").model_copy(update={"step": "exact"})
+    near, low, far = _cand("c", "d", 0.88), _cand("e", "f", 0.55), _cand("g", "h", 0.8)
+    made = decide([exact, near, low, far], at="2026-01-01T00:00:00Z")
+    assert [(d.subjects, d.decided_by) for d in made] == [(("a", "b"), "policy")]
+    # undecided first, closest to the threshold first; then what the policy decided
+    assert [c.source for c in review_order([exact, low, far, near], made)] == ["c", "g", "e", "a"]
+    payload = candidates_payload([exact, low, far, near], decisions=made)
+    assert [r["key"] for r in payload] == ["c|d", "g|h", "e|f", "a|b"]
+    assert payload[-1]["decided_by"] == "policy" and payload[-1]["decision"] == "merge" and payload[-1]["step"] == "exact"
+    assert payload[-1]["status"] == "policy merged: score 0.97 — v to veto"
+    assert payload[0]["decided_by"] is None and payload[0]["status"] == ""
+    assert decision_label(None, 0.5) == ""
+
+
+def test_a_veto_is_a_persons_keep_apart_that_survives_re_resolve():
+    from kgkit.stages.resolve.decisions import decide
+
+    cand = _cand("a", "b", 0.97, "J. Smith", "Jane Smith")
+    made = decide([cand], at="2026-01-01T00:00:00Z")
+    payload = candidates_payload([cand], decisions=made)
+    (veto,) = actions_to_decisions(payload, {"a|b": {"verdict": "reject", "canonical": "b"}}, who="ana", at="t")
+    assert (veto.kind, veto.decided_by, veto.who, veto.id) == ("keep_apart", "person", "ana", made[0].id)
+    assert "vetoed the policy merge" in veto.why
+    again = decide([cand], decisions=[*made, veto], at="2026-02-01T00:00:00Z")  # the next `kgkit resolve`
+    assert [(d.kind, d.decided_by) for d in again] == [("keep_apart", "person")]
+    shown = candidates_payload([cand], decisions=again)[0]
+    assert shown["decided_by"] == "person" and shown["status"] == "person (ana) kept apart: score 0.97"

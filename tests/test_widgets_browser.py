@@ -177,3 +177,50 @@ def test_box_selection_in_chromium_arrives_as_selected_ids(chromium: str, tmp_pa
     out.mkdir(parents=True, exist_ok=True)
     shutil.copy(run.png, out / "test_browser_cluster_map.png")
     assert widget.selected == ["a", "b"], server.saves  # the box (0,0)-(200,150) holds a (20,20) and b (128,124)
+
+
+VETO_HARNESS = HARNESS.replace("""const button = (i, action) => el.querySelector(`[data-index="${i}"] [data-action="${action}"]`);
+button(0, "accept").click();
+button(1, "reject").click();""", """const key = (k) => el.querySelector(".kgmr").dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+key("j"); key("j"); key("v");""")
+
+
+def test_policy_merge_is_shown_and_v_vetoes_it_in_chromium(chromium: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import pandas as pd
+
+    from kgkit.core.graph import Graph
+    from kgkit.stages.resolve.decisions import decide
+    from kgkit.testing.builders import entity_row
+    from kgkit.views.widgets import MergeReview
+
+    _loopback_only(monkeypatch)
+    cands = [_cand("P:j smith", "P:jane smith", "J. Smith", "Jane Smith", 0.97),
+             _cand("P:bob", "P:rob", "Bob", "Rob", 0.72), _cand("P:al", "P:alan", "Al", "Alan", 0.61)]
+    made = decide(cands, at="2026-01-01T00:00:00Z")
+    assert [d.decided_by for d in made] == ["policy"]
+    prov = pd.DataFrame([{"item_id": "P:j smith", "kind": "entity", "document_id": "doc:1", "chunk_id": "c",
+                          "start": 0, "end": 8, "evidence": "J. Smith wrote to Bob.", "extractor_id": "x",
+                          "model": None, "prompt_hash": None}])
+    docs = pd.DataFrame([{"id": "doc:1", "path": f"letters/{XSS}.txt", "sha256": "0", "media_type": "text/plain",
+                          "chunks": 1, "errors": 0}])
+    graph = Graph.empty().replace(entities=pd.DataFrame([entity_row(i, n, "Person", 1) for i, n in [
+        ("P:j smith", "J. Smith"), ("P:jane smith", "Jane Smith")]]), provenance=prov, documents=docs)
+    widget = MergeReview.from_candidates(cands, graph=graph, decisions=made)
+    assert [c["key"] for c in widget.candidates][-1] == "P:j smith|P:jane smith"  # decided ones after the open ones
+    with _Server(widget) as server:
+        page = tmp_path / "veto.html"
+        page.write_text(VETO_HARNESS.replace("__BASE__", server.base), encoding="utf-8")
+        run = bt.run_chromium(page, png=tmp_path / "merge_review_veto.png", chromium=chromium, size=(1000, 700))
+        dom = bt.run_chromium(page, dump_dom=True, chromium=chromium)
+    assert run.returncode == 0 and run.png is not None, run.stderr[-3000:]
+    out = Path(os.environ.get("KGKIT_ARTEFACTS", ROOT / "bench" / "out"))
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(run.png, out / "test_browser_merge_review_veto.png")
+    (veto,) = actions_to_decisions(widget.candidates, widget.actions, who="browser")
+    assert (veto.kind, veto.subjects, veto.decided_by) == ("keep_apart", ("P:j smith", "P:jane smith"), "person")
+    assert "vetoed the policy merge" in veto.why
+    assert "vetoed: kept apart (was policy merged, score 0.97)" in dom.stdout
+    assert "J. Smith wrote to Bob." in dom.stdout and "letters/&lt;img src=x" in dom.stdout  # the document, as text
+    assert "<img" not in dom.stdout and "data-pwned" not in dom.stdout.split("<div", 1)[0]
+    assert all(u.startswith(server.base) for u in run.page_requests + dom.page_requests), run.page_requests

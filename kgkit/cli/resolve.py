@@ -2,7 +2,7 @@
 
     kgkit resolve -w WS      candidates for the graph -> WS/resolve/candidates.jsonl; policy decisions
                              -> WS/decisions.yaml (person decisions in it are kept as they are)
-    kgkit review -w WS       a terminal review of the pending candidates: merge / keep apart / skip / quit
+    kgkit review -w WS       a terminal review of every candidate (undecided first, then the policy's: v vetoes)
     kgkit apply -w WS        apply WS/decisions.yaml: merged graph, journal WS/journal/NNNN.json, communities, view
     kgkit undo -w WS         restore the graph as it was before the last apply (byte for byte)
 """
@@ -65,15 +65,21 @@ def review_cmd(
     workspace: Path = o.WORKSPACE,
     limit: int = typer.Option(20, help="Ask about at most this many candidates."),
     who: str | None = typer.Option(None, help="Your name, recorded with each decision."),
+    threshold: float = typer.Option(0.9, help="The policy's auto-accept score: undecided candidates closest to it "
+                                    "come first (a decision there teaches most)."),
 ) -> None:
-    """Review pending candidates in the terminal: m = merge, k = keep apart, s = skip, q = quit (saved after each)."""
+    """Review every candidate in the terminal, undecided first (closest to the policy threshold first), then
+    those the policy or an LLM judge decided, marked as such: m = merge, k = keep apart, v = veto a merge
+    decided earlier (keep apart), s = skip, q = quit (saved after each). A person's earlier decisions are not
+    asked again."""
     from rich.prompt import Prompt
     from rich.table import Table
 
     from kgkit.cli.display import console as make_console
     from kgkit.cli.display import safe
-    from kgkit.stages.resolve import pending, person_decision
-    from kgkit.workflows.resolve import candidates, decisions, record
+    from kgkit.stages.resolve import person_decision
+    from kgkit.views.widgets import decision_index, decision_label, review_order
+    from kgkit.workflows.resolve import candidates, decisions, merged_away, record
 
     console = make_console()
     ws = o.open_workspace(workspace)
@@ -82,30 +88,57 @@ def review_cmd(
         console.print(f"no candidates in {safe(workspace)} (run `kgkit resolve -w {safe(workspace)}` first)")
         raise typer.Exit(1)
     try:
-        todo = pending(found, decisions(ws))[:limit]
+        made = decisions(ws)
     except _decision_errors() as exc:
         o.fail(f"decisions file error: {exc}\nnothing was changed")
-    console.print(f"{len(todo)} candidate(s) to review")
-    done = 0
+    index = decision_index(made)
+
+    def earlier(c: Any) -> Any:
+        return index.get(tuple(sorted((c.source, c.target))))
+
+    todo = [c for c in review_order(found, made, threshold=threshold)
+            if earlier(c) is None or earlier(c).decided_by != "person"][:limit]
+    n_open = sum(earlier(c) is None for c in todo)
+    console.print(f"{len(todo)} candidate(s) to review: {n_open} undecided, {len(todo) - n_open} decided by the "
+                  "policy or a judge (v to veto)")
+    done, vetoed = 0, []
     for n, c in enumerate(todo, 1):
+        d = earlier(c)
         table = Table(title=f"{n}/{len(todo)}  score {c.score:.2f}  {c.verdict}  ({c.step})", show_header=False)
+        if d is not None:
+            table.add_row("decided", safe(decision_label(d, c.score)))
         table.add_row("merge", safe(f"{c.source_name}  [{c.source_type}]  {c.source}"))  # names come from documents
         table.add_row("into", safe(f"{c.target_name}  [{c.target_type}]  {c.target}"))
         for reason in c.reasons:
             table.add_row("why", safe(reason))
         console.print(table)
-        answer = Prompt.ask("m = merge, k = keep apart, s = skip, q = quit", choices=["m", "k", "s", "q"], default="s",
-                            console=console)
+        if d is None:
+            answer = Prompt.ask("m = merge, k = keep apart, s = skip, q = quit", choices=["m", "k", "s", "q"],
+                                default="s", console=console)
+        elif d.kind == "merge":
+            answer = Prompt.ask(f"{d.decided_by} merged: v = veto (keep apart), s = leave it, q = quit",
+                                choices=["v", "s", "q"], default="s", console=console)
+        else:
+            answer = Prompt.ask(f"{d.decided_by} kept apart: m = merge instead, s = leave it, q = quit",
+                                choices=["m", "s", "q"], default="s", console=console)
         if answer == "q":
             break
         if answer == "s":
             continue
         note = Prompt.ask("note (why)", default="", console=console)
         kind = "merge" if answer == "m" else "keep_apart"
-        record(ws, [person_decision(kind, (c.source, c.target), why=note or f"review: {c.reasons[0]}", who=who,
-                                    at=o.now())])
+        why = note or (f"review: {c.reasons[0]}" if c.reasons else f"review: score {c.score:.2f}")
+        if answer == "v":
+            why = f"veto of the {d.decided_by} merge (score {c.score:.2f})" + (f": {note}" if note else "")
+            vetoed.append(c)
+        record(ws, [person_decision(kind, (c.source, c.target), why=why, who=who, at=o.now())])
         done += 1
     console.print(f"recorded {done} decision(s); run `kgkit apply -w {safe(workspace)}` to apply them")
+    applied = [c for c in vetoed if merged_away(ws, (c.source, c.target))]
+    if applied:
+        names = ", ".join(f"{c.source_name} / {c.target_name}" for c in applied)
+        console.print(safe(f"vetoed {len(applied)} merge(s) already applied to the graph ({names}): `kgkit apply` "
+                           f"undoes them (it undoes the applies that made them and applies every decision again)"))
 
 
 def apply_cmd(
@@ -126,9 +159,11 @@ def apply_cmd(
     if not done.changed:
         typer.echo("nothing to apply: the graph already reflects every decision")
         return
+    if done.undone:
+        typer.echo(f"undone {', '.join(done.undone)} first: they merged entities now kept apart (a veto)")
     typer.echo(f"applied {done.applied} decision(s): {done.merged_away} entities merged away; "
                f"{len(done.before.entities)} -> {len(done.graph.entities)} entities, {len(done.before.relations)} -> "
-               f"{len(done.graph.relations)} relations\njournal {ws.path(done.journal)}")
+               f"{len(done.graph.relations)} relations" + (f"\njournal {ws.path(done.journal)}" if done.journal else ""))
 
 
 def undo_cmd(workspace: Path = o.WORKSPACE, lock_timeout: float = o.LOCK_TIMEOUT) -> None:

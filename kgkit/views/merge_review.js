@@ -1,7 +1,7 @@
 // MergeReview front end: render() only touches the DOM; every state change goes through the pure
 // functions of merge_review_logic.js and is written back to the anywidget model (traits `actions`,
 // `cursor`, `threshold`). Every document-derived string is set with textContent (never as markup).
-import { acceptAbove, decide, move, onKey, progress, setCanonical } from "./merge_review_logic.js";
+import { acceptAbove, decide, move, onKey, predecided, progress, setCanonical, statusOf } from "./merge_review_logic.js";
 
 /** @typedef {import("./merge_review_logic.js").Model} Model */
 
@@ -15,7 +15,9 @@ const STYLE = `
 .kgmr-card.kgmr-accept{background:#eef7ee}.kgmr-card.kgmr-reject{background:#fbeeee}.kgmr-card.kgmr-skip{background:#f5f5f5}
 .kgmr-names{font-weight:600;font-size:14px}.kgmr-type{color:#777;font-weight:400;font-size:12px}
 .kgmr-meta,.kgmr-reasons,.kgmr-evidence,.kgmr-nb{color:#555;font-size:12px;margin:3px 0}
-.kgmr-evidence li{font-style:italic}
+.kgmr-evidence li{font-style:italic}.kgmr-doc{font-style:normal;color:#777}
+.kgmr-status{font-size:12px;font-weight:600;color:#8a5a00;background:#fff5dd;border-radius:4px;padding:1px 6px;display:inline-block;margin:3px 0}
+.kgmr-card.kgmr-earlier{border-style:dashed}
 .kgmr-actions{display:flex;gap:6px;align-items:center;margin-top:6px;flex-wrap:wrap}
 .kgmr-actions button{cursor:pointer;border:1px solid #bbb;border-radius:4px;background:#fafafa;padding:2px 10px}
 .kgmr-actions button.kgmr-on{background:#4e79a7;color:#fff;border-color:#4e79a7}
@@ -52,18 +54,26 @@ function card(m, c, i, commit) {
   const cls = ["kgmr-card"];
   if (i === m.cursor) cls.push("kgmr-focus");
   if (action) cls.push(`kgmr-${action.verdict}`);
+  if (predecided(c)) cls.push("kgmr-earlier");
   const box = node("div", { class: cls.join(" "), "data-key": c.key, "data-index": i });
   const names = node("div", { class: "kgmr-names" });
   names.append(node("span", { class: "kgmr-source" }, c.source_name), node("span", { class: "kgmr-type" }, ` (${c.source_type})`),
     document.createTextNode(" → "), node("span", { class: "kgmr-target" }, c.target_name),
     node("span", { class: "kgmr-type" }, ` (${c.target_type})`));
   box.append(names);
+  const status = statusOf(m, c);
+  if (status) box.append(node("div", { class: "kgmr-status", "data-role": "status" }, status));
   const feats = Object.entries(c.features || {}).map(([k, v]) => `${k} ${Number(v).toFixed(2)}`).join(", ");
   box.append(node("div", { class: "kgmr-meta" }, `score ${Number(c.score).toFixed(2)} · ${c.step} · ${c.verdict}${feats ? " · " + feats : ""}`));
   if ((c.reasons || []).length) box.append(node("div", { class: "kgmr-reasons" }, "why: " + c.reasons.join("; ")));
   if ((c.evidence || []).length) {
     const ul = node("ul", { class: "kgmr-evidence" });
-    for (const s of c.evidence) ul.append(node("li", {}, s));
+    const docs = c.evidence_documents || [];
+    c.evidence.forEach((s, k) => {
+      const li = node("li", {}, s);
+      if (docs[k]) li.append(node("span", { class: "kgmr-doc", "data-role": "document" }, ` — ${docs[k]}`));
+      ul.append(li);
+    });
     box.append(ul);
   }
   const nb = [];
@@ -72,8 +82,9 @@ function card(m, c, i, commit) {
   if (nb.length) box.append(node("div", { class: "kgmr-nb" }, "neighbours — " + nb.join(" | ")));
   const row = node("div", { class: "kgmr-actions" });
   for (const verdict of ["accept", "reject", "skip"]) {
+    const label = verdict === "reject" && predecided(c) && c.decision === "merge" ? "veto" : verdict;
     const b = node("button", { type: "button", "data-action": verdict, class: action && action.verdict === verdict ? "kgmr-on" : "" },
-      verdict);
+      label);
     b.addEventListener("click", () => commit(decide(m, c.key, verdict)));
     row.append(b);
   }
@@ -99,7 +110,8 @@ function draw(el, model) {
   const p = progress(m);
   const bar = node("div", { class: "kgmr-bar" });
   bar.append(node("span", { class: "kgmr-count", "data-role": "progress" },
-    `${p.decided} / ${p.total} decided · ${p.accept} accepted · ${p.reject} rejected · ${p.skip} skipped`));
+    `${p.decided} / ${p.total} decided · ${p.accept} accepted · ${p.reject} rejected · ${p.skip} skipped` +
+    (p.earlier || p.vetoed ? ` · ${p.earlier} decided earlier · ${p.vetoed} vetoed` : "")));
   const track = node("div", { class: "kgmr-progress" });
   for (const [k, colour] of [["accept", "#59a14f"], ["reject", "#e15759"], ["skip", "#bab0ac"]]) {
     track.append(node("span", { style: `width:${p.total ? (100 * p[k]) / p.total : 0}%;background:${colour}` }));
@@ -112,7 +124,7 @@ function draw(el, model) {
   all.addEventListener("click", () => commit(acceptAbove(m, Number(thr.value))));
   bar.append(all, thr);
   root.append(bar);
-  root.append(node("div", { class: "kgmr-help" }, "keys: a accept · r reject · s skip · u undo · j/↓ next · k/↑ previous"));
+  root.append(node("div", { class: "kgmr-help" }, "keys: a accept · r reject · v veto (keep apart a merge decided earlier) · s skip · u undo · j/↓ next · k/↑ previous"));
   if (!m.candidates.length) root.append(node("p", {}, "No merge candidates to review."));
   m.candidates.forEach((c, i) => root.append(card(m, c, i, commit)));
   root.addEventListener("keydown", (e) => {

@@ -1,5 +1,5 @@
 // Pure state transitions of the MergeReview widget: no DOM, no model, no side effects.
-// Tested with `node --test widgets/`. render() in merge_review.js calls these and writes the result back
+// Tested with `node --test kgkit/views/`. render() in merge_review.js calls these and writes the result back
 // to the anywidget model.
 
 /**
@@ -18,6 +18,10 @@
  * @property {string[]} reasons
  * @property {Object<string, number>} features
  * @property {string[]} evidence     evidence sentences mentioning either entity
+ * @property {string[]} [evidence_documents]  the document (path) each evidence sentence comes from ("" unknown)
+ * @property {string|null} [decided_by]  who already decided the pair: policy | llm | person, null when undecided
+ * @property {string|null} [decision]    that decision's kind: merge | keep_apart
+ * @property {string} [status]           e.g. "policy merged: score 0.97 — v to veto" ("" when undecided)
  * @property {string[]} source_neighbours
  * @property {string[]} target_neighbours
  */
@@ -54,14 +58,43 @@ export function current(m) {
   return m.candidates.length ? m.candidates[clamp(m.cursor, m.candidates.length)] : null;
 }
 
-/** Index of the first candidate without an action after `from` (wrapping), or `from` when all are done. */
+/** True when the pair was decided before this review (policy, llm or an earlier person decision). */
+export function predecided(c) {
+  return Boolean(c && c.decided_by);
+}
+
+/** True when nobody has decided the candidate: no decision before the review and no action in it. */
+export function open(m, c) {
+  return !predecided(c) && !(c.key in m.actions);
+}
+
+/**
+ * Index of the first open candidate after `from` (wrapping); else the first one without an action (a
+ * decided one still to confirm or veto); else `from`.
+ */
 export function nextUndecided(m, from) {
   const n = m.candidates.length;
-  for (let step = 1; step <= n; step++) {
-    const i = (from + step) % n;
-    if (!(m.candidates[i].key in m.actions)) return i;
+  for (const test of [(c) => open(m, c), (c) => !(c.key in m.actions)]) {
+    for (let step = 1; step <= n; step++) {
+      const i = (from + step) % n;
+      if (test(m.candidates[i])) return i;
+    }
   }
   return clamp(from, n);
+}
+
+/**
+ * The line a card shows about who decided: the earlier decision ("policy merged: score 0.97 — v to veto"),
+ * or what the reviewer did to it (a veto of a merge). "" for an undecided candidate.
+ * @param {Model} m @param {Candidate} c @returns {string}
+ */
+export function statusOf(m, c) {
+  const a = m.actions[c.key];
+  if (predecided(c) && c.decision === "merge" && a && a.verdict === "reject") {
+    return `vetoed: kept apart (was ${c.decided_by} merged, score ${Number(c.score).toFixed(2)}) — u to withdraw the veto`;
+  }
+  if (predecided(c) && c.decision === "merge" && a && a.verdict === "accept") return `merge confirmed by you (was ${c.decided_by})`;
+  return c.status || "";
 }
 
 /**
@@ -101,11 +134,14 @@ export function setCanonical(m, key, name) {
   return { ...m, actions: { ...m.actions, [key]: { verdict, canonical: clean } } };
 }
 
-/** Accept every undecided candidate scoring at or above the threshold. @param {Model} m @returns {Model} */
+/**
+ * Accept every undecided candidate scoring at or above the threshold (candidates decided before the review,
+ * by the policy or anyone, are left as they are). @param {Model} m @returns {Model}
+ */
 export function acceptAbove(m, threshold = m.threshold) {
   const actions = { ...m.actions };
   for (const c of m.candidates) {
-    if (!(c.key in actions) && c.score >= threshold) actions[c.key] = { verdict: "accept", canonical: c.target_name };
+    if (open(m, c) && c.score >= threshold) actions[c.key] = { verdict: "accept", canonical: c.target_name };
   }
   return { ...m, actions, threshold };
 }
@@ -115,14 +151,20 @@ export function move(m, delta) {
   return { ...m, cursor: clamp(m.cursor + delta, m.candidates.length) };
 }
 
-/** Counts for the progress bar. @param {Model} m */
+/**
+ * Counts for the progress bar: actions taken in this review, plus `earlier` (candidates decided before it and
+ * not acted on) and `vetoed` (earlier merges this review rejects). @param {Model} m
+ */
 export function progress(m) {
-  const out = { total: m.candidates.length, decided: 0, accept: 0, reject: 0, skip: 0 };
+  const out = { total: m.candidates.length, decided: 0, accept: 0, reject: 0, skip: 0, earlier: 0, vetoed: 0 };
   for (const c of m.candidates) {
     const a = m.actions[c.key];
     if (a) {
       out.decided += 1;
       out[a.verdict] += 1;
+      if (predecided(c) && c.decision === "merge" && a.verdict === "reject") out.vetoed += 1;
+    } else if (predecided(c)) {
+      out.earlier += 1;
     }
   }
   return out;
@@ -130,7 +172,7 @@ export function progress(m) {
 
 /** Keyboard shortcuts -> action names. */
 export const SHORTCUTS = {
-  a: "accept", y: "accept", r: "reject", n: "reject", s: "skip", u: "clear",
+  a: "accept", y: "accept", r: "reject", n: "reject", v: "reject", s: "skip", u: "clear",
   j: "next", ArrowDown: "next", k: "prev", ArrowUp: "prev",
 };
 

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  acceptAbove, clear, current, decide, initialModel, move, onKey, progress, setCanonical,
+  acceptAbove, clear, current, decide, initialModel, move, onKey, progress, setCanonical, statusOf,
 } from "./merge_review_logic.js";
 
 const cand = (key, score, target_name = key.toUpperCase()) => ({
@@ -56,8 +56,8 @@ test("accept all above threshold leaves decided and lower candidates alone", () 
 test("progress counts each verdict", () => {
   let m = decide(three(), "a", "accept");
   m = decide(m, "b", "skip");
-  assert.deepEqual(progress(m), { total: 3, decided: 2, accept: 1, reject: 0, skip: 1 });
-  assert.deepEqual(progress(clear(m, "b")), { total: 3, decided: 1, accept: 1, reject: 0, skip: 0 });
+  assert.deepEqual(progress(m), { total: 3, decided: 2, accept: 1, reject: 0, skip: 1, earlier: 0, vetoed: 0 });
+  assert.deepEqual(progress(clear(m, "b")), { total: 3, decided: 1, accept: 1, reject: 0, skip: 0, earlier: 0, vetoed: 0 });
 });
 
 test("keyboard shortcuts act on the focused candidate", () => {
@@ -80,5 +80,34 @@ test("an empty candidate list is safe", () => {
   const m = initialModel([]);
   assert.equal(current(m), null);
   assert.equal(onKey(m, "a"), m);
-  assert.deepEqual(progress(m), { total: 0, decided: 0, accept: 0, reject: 0, skip: 0 });
+  assert.deepEqual(progress(m), { total: 0, decided: 0, accept: 0, reject: 0, skip: 0, earlier: 0, vetoed: 0 });
+});
+
+const policyMerged = (key, score) => ({
+  ...cand(key, score), decided_by: "policy", decision: "merge", status: `policy merged: score ${score.toFixed(2)} — v to veto`,
+});
+const mixed = () => initialModel([cand("a", 0.88), cand("b", 0.6), policyMerged("p", 0.97)], 0.9);
+
+test("a policy merge is shown as decided, v vetoes it, u withdraws the veto", () => {
+  let m = mixed();
+  const p = m.candidates[2];
+  assert.equal(statusOf(m, p), "policy merged: score 0.97 — v to veto");
+  assert.equal(statusOf(m, m.candidates[0]), "");
+  assert.deepEqual(progress(m), { total: 3, decided: 0, accept: 0, reject: 0, skip: 0, earlier: 1, vetoed: 0 });
+  m = onKey(move(m, 2), "v");
+  assert.equal(m.actions.p.verdict, "reject");
+  assert.match(statusOf(m, p), /^vetoed: kept apart \(was policy merged, score 0\.97\)/);
+  assert.deepEqual(progress(m), { total: 3, decided: 1, accept: 0, reject: 1, skip: 0, earlier: 0, vetoed: 1 });
+  m = onKey({ ...m, cursor: 2 }, "u");
+  assert.ok(!("p" in m.actions));
+  assert.equal(statusOf(m, p), "policy merged: score 0.97 — v to veto");
+});
+
+test("the cursor goes to open candidates before decided ones; accept all leaves decided ones alone", () => {
+  let m = decide(mixed(), "a", "accept");
+  assert.equal(m.cursor, 1);  // b: open
+  m = decide(m, "b", "skip");
+  assert.equal(m.cursor, 2);  // no open one left: the policy merge, to confirm or veto
+  const all = acceptAbove(mixed(), 0.5);
+  assert.deepEqual(Object.keys(all.actions).sort(), ["a", "b"]);
 });

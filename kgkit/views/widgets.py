@@ -1,8 +1,11 @@
 """Notebook widgets (anywidget): the Python side holds synced traits only; converters are pure functions.
 
-MergeReview shows merge candidates (both names and types, score, features, reasons, evidence sentences,
-neighbours) and lets a person accept / reject / skip each, edit the name the kept entity carries, use
-keyboard shortcuts and accept everything above a threshold. The front end is the plain ES modules in
+MergeReview shows merge candidates (both names and types, score, features, reasons, evidence sentences with
+the documents they come from, neighbours) and lets a person accept / reject / skip each, edit the name the
+kept entity carries, use keyboard shortcuts and accept everything above a threshold. Given the decisions
+(`decisions=`), every candidate is shown, the ones the policy (or an LLM judge) already decided too, marked
+("policy merged: score 0.97 — v to veto"): undecided first, closest to the policy threshold first (where a
+decision teaches most), then the decided ones. A veto (v, or reject) becomes a person's keep_apart. The front end is the plain ES modules in
 ``widgets/`` (``merge_review_logic.js`` = pure state transitions, ``merge_review.js`` = rendering), shipped
 as one module string (anywidget loads ``_esm`` from a string, so the relative import is inlined).
 
@@ -68,21 +71,45 @@ def candidate_key(c: MergeCandidate | Mapping[str, Any]) -> str:
     return f"{source}|{target}"
 
 
-def _context(graph: Any, ids: set[str], *, evidence: int, neighbours: int) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Evidence sentences and neighbour names for the given entity ids (bounded per entity)."""
+Context = tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]
+
+
+def _document_names(graph: Any) -> dict[str, str]:
+    """{document id: its path} from the graph's documents table (the id itself when the path is unknown)."""
+    docs = getattr(graph, "documents", None)
+    if docs is None or docs.empty or "path" not in docs:
+        return {}
+    return {str(i): str(p) for i, p in zip(docs["id"].tolist(), docs["path"].tolist()) if isinstance(p, str) and p}
+
+
+def _context(graph: Any, ids: set[str], *, evidence: int, neighbours: int) -> Context:
+    """Evidence sentences, the document each comes from (its path) and neighbour names for the given entity
+    ids (bounded per entity)."""
     ev: dict[str, list[str]] = {i: [] for i in ids}
+    src: dict[str, list[str]] = {i: [] for i in ids}
     nb: dict[str, list[str]] = {i: [] for i in ids}
     if graph is None or not ids:
-        return ev, nb
+        return ev, src, nb
+    paths = _document_names(graph)
+
+    def doc_name(doc: Any) -> str:
+        return paths.get(str(doc), "") if isinstance(doc, str) and doc else ""
+
     prov = graph.provenance
     rows = prov[(prov["kind"] == "entity") & prov["item_id"].isin(ids) & prov["evidence"].notna()]
-    for item, text in zip(rows["item_id"].tolist(), rows["evidence"].tolist()):
+    for item, text, doc in zip(rows["item_id"].tolist(), rows["evidence"].tolist(), rows["document_id"].tolist()):
         if len(ev[item]) < evidence and text not in ev[item]:
             ev[item].append(str(text))
+            src[item].append(doc_name(doc))
     names = dict(zip(graph.entities["id"].tolist(), graph.entities["name"].tolist()))
     rel = graph.relations
     touching = rel[rel["source"].isin(ids) | rel["target"].isin(ids)]
-    for s, t, text in zip(touching["source"].tolist(), touching["target"].tolist(), touching["evidence"].tolist()):
+    rel_prov = prov[(prov["kind"] == "relation") & prov["item_id"].isin(set(touching["id"].tolist()))]
+    rel_doc: dict[str, str] = {}
+    for item, doc in zip(rel_prov["item_id"].tolist(), rel_prov["document_id"].tolist()):
+        rel_doc.setdefault(item, doc_name(doc))
+    for rid, s, t, text in zip(touching["id"].tolist(), touching["source"].tolist(), touching["target"].tolist(),
+                               touching["evidence"].tolist()):
         for me, other in ((s, t), (t, s)):
             if me in nb and other != me and len(nb[me]) < neighbours:
                 name = str(names.get(other, other))
@@ -91,21 +118,91 @@ def _context(graph: Any, ids: set[str], *, evidence: int, neighbours: int) -> tu
             # entity mentions often carry no sentence: the evidence of a relation it takes part in stands in
             if me in ev and isinstance(text, str) and text and len(ev[me]) < evidence and text not in ev[me]:
                 ev[me].append(text)
-    return ev, nb
+                src[me].append(rel_doc.get(rid, ""))
+    return ev, src, nb
+
+
+def decision_index(decisions: Sequence[Decision]) -> dict[tuple[str, str], Decision]:
+    """{sorted entity pair: the decision that counts for it} over merge / keep-apart decisions (person over
+    llm over policy)."""
+    from kgkit.stages.resolve.decisions import combine
+
+    return {tuple(sorted(d.subjects)): d for d in combine(decisions)  # type: ignore[misc]
+            if d.kind in ("merge", "keep_apart")}
+
+
+def decision_label(d: Decision | None, score: float) -> str:
+    """How a card or the terminal review marks a candidate someone already decided ("" when undecided).
+
+    >>> from kgkit.stages.resolve.decisions import Decision
+    >>> decision_label(Decision(kind="merge", subjects=("a", "b"), decided_by="policy"), 0.97)
+    'policy merged: score 0.97 — v to veto'
+    """
+    if d is None:
+        return ""
+    who = d.decided_by if d.decided_by != "person" else f"person ({d.who})" if d.who else "person"
+    if d.verdict != "accept":
+        return f"{who} withdrew a decision: score {score:.2f}"
+    if d.kind == "merge":
+        return f"{who} merged: score {score:.2f} — v to veto"
+    return f"{who} kept apart: score {score:.2f}"
+
+
+def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decision] = (), *,
+                 threshold: float = 0.9) -> list[MergeCandidate]:
+    """Every candidate once per pair, in review order: undecided first, those whose score is closest to the
+    policy `threshold` first (a decision there teaches most), then the decided ones (person decisions last),
+    best score first.
+
+    >>> c = lambda s, t, x: MergeCandidate(source=s, target=t, source_name=s, target_name=t, source_type="P",
+    ...     target_type="P", score=x, step="rule", verdict="unique", features={}, reasons=())
+    >>> from kgkit.stages.resolve.decisions import Decision
+    >>> done = [Decision(kind="merge", subjects=("a", "b"), decided_by="policy")]
+    >>> [(x.source, x.score) for x in review_order([c("a", "b", .97), c("c", "d", .6), c("e", "f", .88)], done)]
+    [('e', 0.88), ('c', 0.6), ('a', 0.97)]
+    """
+    index = decision_index(decisions)
+    rank = {"llm": 1, "policy": 1, "person": 2}
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for c in candidates:
+        pair = tuple(sorted((c.source, c.target)))
+        if pair not in seen:
+            seen.add(pair)  # type: ignore[arg-type]
+            out.append(c)
+
+    def key(c: MergeCandidate) -> tuple[Any, ...]:
+        d = index.get(tuple(sorted((c.source, c.target))))  # type: ignore[arg-type]
+        if d is None:
+            return (0, abs(c.score - threshold), -c.score, c.source, c.target)
+        return (rank[d.decided_by], 0.0, -c.score, c.source, c.target)
+
+    return sorted(out, key=key)
 
 
 def candidates_payload(candidates: Sequence[MergeCandidate], *, graph: Any = None, evidence: int = 2,
-                       neighbours: int = 5) -> list[dict[str, Any]]:
+                       neighbours: int = 5, decisions: Sequence[Decision] | None = None,
+                       threshold: float = 0.9) -> list[dict[str, Any]]:
     """Candidates as the widget's `candidates` trait: JSON-ready dicts with a key, plus (given a graph) up to
-    `evidence` evidence sentences and `neighbours` neighbour names per entity."""
+    `evidence` evidence sentences per entity with `evidence_documents` (the path of the document each comes
+    from, "" when unknown) and `neighbours` neighbour names. Given `decisions`, every candidate is listed in
+    `review_order` and each carries `decided_by` / `decision` (kind) / `status` (its `decision_label`) for the
+    decision that already covers it (None / None / "" when undecided); without, the order is kept."""
+    if decisions is not None:
+        candidates = review_order(candidates, decisions, threshold=threshold)
+    index = decision_index(decisions or [])
     ids = {i for c in candidates for i in (c.source, c.target)}
-    ev, nb = _context(graph, ids, evidence=evidence, neighbours=neighbours)
+    ev, src, nb = _context(graph, ids, evidence=evidence, neighbours=neighbours)
     out = []
     for c in candidates:
         row = c.model_dump(mode="json")
         row["reasons"] = list(c.reasons)
+        d = index.get(tuple(sorted((c.source, c.target))))  # type: ignore[arg-type]
         row.update(key=candidate_key(c), evidence=ev.get(c.source, []) + ev.get(c.target, []),
-                   source_neighbours=nb.get(c.source, []), target_neighbours=nb.get(c.target, []))
+                   evidence_documents=src.get(c.source, []) + src.get(c.target, []),
+                   source_neighbours=nb.get(c.source, []), target_neighbours=nb.get(c.target, []),
+                   decided_by=d.decided_by if d else None, decision=d.kind if d else None,
+                   status=decision_label(d, c.score))
         out.append(row)
     return out
 
@@ -118,8 +215,8 @@ def payload_to_candidates(payload: Sequence[Mapping[str, Any]]) -> list[MergeCan
 def actions_to_decisions(payload: Sequence[Mapping[str, Any]], actions: Mapping[str, Mapping[str, Any]], *,
                          who: str | None = None, at: str | None = None) -> list[Decision]:
     """Person decisions for what the widget recorded, in candidate order: accept -> merge (source into
-    target, or target into source when the edited canonical name is the source's), reject -> keep_apart,
-    skip -> nothing. A canonical name that is neither entity's name is recorded in `why` (see
+    target, or target into source when the edited canonical name is the source's), reject (or veto, on a
+    candidate the policy merged) -> keep_apart, skip -> nothing. A canonical name that is neither entity's name is recorded in `why` (see
     `canonical_names` for applying it). Actions on keys not in the payload are ignored."""
     out = []
     for row in payload:
@@ -130,7 +227,9 @@ def actions_to_decisions(payload: Sequence[Mapping[str, Any]], actions: Mapping[
         canonical = str(action.get("canonical") or row["target_name"]).strip()
         why = f"review: score {float(row['score']):.2f}"
         if action["verdict"] == "reject":
-            out.append(person_decision("keep_apart", (source, target), who=who, at=at, why=why + "; rejected"))
+            vetoed = row.get("decision") == "merge" and row.get("decided_by") not in (None, "person")
+            note = f"; vetoed the {row['decided_by']} merge" if vetoed else "; rejected"
+            out.append(person_decision("keep_apart", (source, target), who=who, at=at, why=why + note))
             continue
         if canonical == row["source_name"] and canonical != row["target_name"]:
             source, target = target, source
@@ -183,8 +282,12 @@ def _widget_class() -> dict[str, type]:
 
         @classmethod
         def from_candidates(cls, candidates: Sequence[MergeCandidate], *, graph: Any = None,
-                            threshold: float = 0.9, **kwargs: Any) -> MergeReview:
-            return cls(candidates=candidates_payload(candidates, graph=graph, **kwargs), threshold=threshold)
+                            threshold: float = 0.9, decisions: Sequence[Decision] | None = None,
+                            **kwargs: Any) -> MergeReview:
+            """`decisions`: show every candidate, the decided ones marked (e.g. `resolved.candidates` with
+            `decisions=resolved.decisions`), in review order around `threshold`."""
+            return cls(candidates=candidates_payload(candidates, graph=graph, decisions=decisions,
+                                                     threshold=threshold, **kwargs), threshold=threshold)
 
     class ClusterMap(anywidget.AnyWidget):
         """2-D entity map with box selection. Traits: `points`, `pairs` (Python -> browser), `selected`

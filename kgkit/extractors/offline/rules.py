@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, HYPOTHETICAL, MODAL, NEGATING
-from kgkit.extractors.offline.mentions import Mention
+from kgkit.extractors.offline.mentions import Mention, sentence_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -262,7 +262,8 @@ class Rules:
         places = [m for m in mentions if m.label in ("GPE", "LOC")]
         for n, a in enumerate(places):
             for b in places[n + 1 :]:
-                if self.doc[a.first].sent != self.doc[b.first].sent or frozenset((a.name, b.name)) in linked or a.name == b.name:
+                if sentence_of(self.doc, a.first) != sentence_of(self.doc, b.first) or frozenset((a.name, b.name)) in linked \
+                        or a.name == b.name:
                     continue
                 for inner, outer in ((a, b), (b, a)):
                     if self.places.may_contain(outer.name, inner.name) and self.places.kind(outer.name) == "country" \
@@ -277,7 +278,7 @@ class Rules:
         for m in mentions:
             if m.label not in _PLACE_LABELS:
                 continue
-            if current and self.doc[current[-1].last - 1].sent == self.doc[m.first].sent:
+            if current and sentence_of(self.doc, current[-1].last - 1) == sentence_of(self.doc, m.first):
                 between = [t.lower_ for t in self.doc[current[-1].last : m.first]]
                 if between in ([","], [",", "in"], [",", "in", "the"], ["("], [",", "the"]):
                     current.append(m)
@@ -298,7 +299,7 @@ class Rules:
                         or (len(before) == 2 and before[1].text == "," and before[0].pos_ in ("NOUN", "PROPN")))
             for n, inner in enumerate(chain):
                 for outer in chain[n + 1 :]:
-                    known = self.places.may_contain(outer.name, inner.name)
+                    known = self.places.may_contain(outer.name, inner.name, main=False)  # the text puts them together
                     if known is False or (known is None and listlike) or inner.name == outer.name:
                         continue
                     yield Rel(inner, outer, ("locate in",), "chain", False, inner.first)
@@ -325,14 +326,13 @@ def _hypothetical(token: Token) -> bool:
         if t.head is t:
             break
         t, depth = t.head, depth + 1
-    last = token.sent[-1]
-    return last.text == "?"
+    return token.doc[sentence_of(token.doc, token.i)[1] - 1].text == "?"
 
 
 def cooccurrences(doc: Doc, by_token: dict[int, Mention], related: list[Rel]) -> list[Rel]:
     """Pairs of entities named in one sentence that no dependency rule related: the weakest evidence, typed only
     when the domain gives "mentioned with" a type. Sentences naming more than MAX_COOCCURRING entities are skipped."""
-    linked = {(doc[r.anchor].sent.start, frozenset((r.source.name, r.target.name))) for r in related}
+    linked = {(sentence_of(doc, r.anchor)[0], frozenset((r.source.name, r.target.name))) for r in related}
     out: list[Rel] = []
     for sent in doc.sents:
         named = list(dict.fromkeys(by_token[t.i] for t in sent if t.i in by_token))

@@ -345,7 +345,7 @@ def exact_candidates(idx: NameIndex) -> list[MergeCandidate]:
     return out
 
 
-@stage(version="1")
+@stage(version="2")  # 2: policy guards cap held-back pairs (issue 14)
 def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), embedder: Embedder | None = None,
                      use_graph: bool = True) -> list[MergeCandidate]:
     """Every merge candidate of a graph's entities, best first, each with its features, reasons and

@@ -355,8 +355,15 @@ def person_parts(key: str) -> tuple[tuple[str, ...], str]:
     >>> person_parts("jane b smith"), person_parts("james d anderson jr")
     ((('jane', 'b'), 'smith'), (('james', 'd'), 'anderson'))
     """
-    tokens, _suffix = _split_suffix(key.split())
-    return tuple(t for t in tokens[:-1] if t not in TITLES), (tokens[-1] if tokens else "")
+    given, surname, _suffix = _person_split(key)
+    return given, surname
+
+
+@lru_cache(maxsize=1 << 18)
+def _person_split(key: str) -> tuple[tuple[str, ...], str, str]:
+    """(given names without titles, surname, generational suffix) of a person key, once per key."""
+    tokens, suffix = _split_suffix(key.split())
+    return tuple(t for t in tokens[:-1] if t not in TITLES), (tokens[-1] if tokens else ""), " ".join(suffix)
 
 
 def person_suffix(key: str) -> str:
@@ -365,7 +372,7 @@ def person_suffix(key: str) -> str:
     >>> person_suffix("james d anderson jr"), person_suffix("elizabeth ii"), person_suffix("jane smith")
     ('jr', 'ii', '')
     """
-    return " ".join(_split_suffix(key.split())[1])
+    return _person_split(key)[2]
 
 
 def initials_rule(key_a: str, key_b: str) -> str | None:

@@ -79,16 +79,17 @@ class SearchConfig:
     `names`: items named by the query (an exact name, or a name holding the query as a phrase) rank first
     (kgkit.stages.search.names); False ranks by the fused score alone."""
 
-    weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "dense": 1.0, "graph": 1.0})
-    fusion: str = "rrf"
+    weights: dict[str, float] = field(default_factory=lambda: {"keyword": 0.2, "dense": 0.8, "graph": 1.0})
+    fusion: str = "convex"
     k: float = 60.0
     depth: int = 100
     lookup_dense: float = 0.0
     query_cache: int = 256
     names: bool = True
-    graph_restart: float = 0.5
+    coverage_power: float = 4.0
+    graph_restart: float = 0.3
     graph_text_seeds: int = 5
-    graph_text_weight: float = 0.05
+    graph_text_weight: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -254,24 +255,35 @@ class SearchIndex:
 
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         ordered = [texts[i] for i in order]
-        done = 0
+        unique = list(dict.fromkeys(ordered))
+        done, skipped = 0, 0  # texts embedded; texts the cache (or an identical text) answered
 
         def report(n: int) -> None:
             nonlocal done
             done += n
             if progress is not None:
-                progress("embed", done, len(texts))
+                progress("embed", min(skipped + done, len(unique)), len(unique))
 
         if self.cache is not None:
-            rows = self.cache.map(embed_rows, ordered, batch_size=64, on_batch=report, embedder=self.embedder)
+            stats = getattr(self.cache, "stats", None)  # kgkit.io.cache.Cache counts its misses up front
+            misses = stats.misses.get("embed", 0) if stats is not None else None
+
+            def first(n: int) -> None:
+                nonlocal skipped
+                if misses is not None and done == 0:
+                    skipped = len(unique) - (stats.misses.get("embed", 0) - misses)
+                report(n)
+
+            rows = self.cache.map(embed_rows, ordered, batch_size=64, on_batch=first, embedder=self.embedder)
         else:
-            unique = list(dict.fromkeys(ordered))
             found: dict[str, np.ndarray] = {}
             for start in range(0, len(unique), 64):
                 batch = unique[start : start + 64]
                 found.update(zip(batch, embed_rows(batch, embedder=self.embedder)))
                 report(len(batch))
             rows = [found[t] for t in ordered]
+        if progress is not None and done:
+            progress("embed", len(unique), len(unique))
         out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
         out[order] = np.stack(rows)
         return out
@@ -387,17 +399,19 @@ class SearchIndex:
 
     # ----------------------------------------------------------------- search
 
-    def _name_first(self, query: str, terms: list[str], fused: list[tuple[int, float]], allowed: np.ndarray | None
-                    ) -> tuple[list[tuple[int, float]], dict[int, str]]:
+    def _name_first(self, query: str, terms: list[str], fused: list[tuple[int, float]], allowed: np.ndarray | None,
+                    keyword_rows: Sequence[int] = ()) -> tuple[list[tuple[int, float]], dict[int, str]]:
         """Items named by the query first (kgkit.stages.search.names): exact names, then names holding the query
         as a phrase, those the query is more of first ("Marshal Stalin" before "Attlee ; Marshal Stalin" for
         "stalin"), then by fused score; then every other hit in fused order. Candidates: the `depth` rows with
-        the shortest titles that have every query term."""
+        the shortest titles that have every query term, and the keyword channel's hits (a relation's fact has
+        its type outside the title)."""
         wanted = query_tokens(query)
         if not wanted:
             return fused, {}
         coverage: dict[int, float] = {}
-        for row in self.keyword.title_rows(terms, mask=allowed, limit=self.config.depth).tolist():
+        candidates = self.keyword.title_rows(terms, mask=allowed, limit=self.config.depth).tolist()
+        for row in dict.fromkeys([*candidates, *keyword_rows]):
             share = name_coverage(wanted, self.items[row])
             if share is not None:
                 coverage[row] = share
@@ -443,7 +457,12 @@ class SearchIndex:
         if "keyword" in channels and terms:
             rows, scores, matched = self.keyword.search(terms, mask=allowed, limit=depth,
                                                         pairs=self.keyword.query_pairs(query))
-            lookup = len(matched) > 0 and int(matched.max()) >= len(terms)
+            coverage = int(matched.max()) / len(terms) if len(matched) else 0.0
+            lookup = coverage >= 1.0
+            if config.fusion == "convex" and config.coverage_power:
+                floor = weights.get("keyword", 0.0)
+                weights["keyword"] = floor + (1.0 - floor) * coverage**config.coverage_power
+                weights["dense"] = 1.0 - weights["keyword"]
             if lookup:
                 weights["dense"] = weights.get("dense", 1.0) * config.lookup_dense
             ranked["keyword"] = (rows, scores)
@@ -466,7 +485,10 @@ class SearchIndex:
             seeds = dict(named)
             text_seeds: dict[int, float] = defaultdict(float)
             share = config.graph_text_weight * sum(seeds.values())
-            top = [row for row, _ in fused[: config.graph_text_seeds]]
+            # the passages the text points to are weaker seeds: by meaning when the dense channel ran (as
+            # HippoRAG 2 seeds passage nodes by embedding similarity), else by the fused words
+            first = ranked["dense"][0].tolist() if "dense" in text else [row for row, _ in fused]
+            top = first[: config.graph_text_seeds]
             decay = sum(1.0 / (i + 1) for i in range(len(top)))
             for i, row in enumerate(top):
                 nodes = graph.nodes_of(row)
@@ -489,7 +511,8 @@ class SearchIndex:
                   for c, (rows, scores) in ranked.items()}
         matches: dict[int, str] = {}
         if self.config.names and terms:
-            fused, matches = self._name_first(query, terms, fused, allowed)
+            keyword_rows = ranked["keyword"][0].tolist() if "keyword" in ranked else []
+            fused, matches = self._name_first(query, terms, fused, allowed, keyword_rows)
             t = lap("names", t)
         if mmr_lambda is not None and self.dense is not None and fused:
             pool = fused

@@ -55,6 +55,7 @@ def search_json(frame: pd.DataFrame, *, query: str, filters: dict[str, Any], lim
         "channels": frame.attrs.get("channels", []),
         "lookup": bool(frame.attrs.get("lookup", False)),
         "weights": frame.attrs.get("weights", {}),
+        "named_entities": list(frame.attrs.get("named", []))[:20],
         "limit": limit,
         "offset": offset,
         "total": total,
