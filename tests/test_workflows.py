@@ -72,10 +72,17 @@ def test_apply_redraws_the_view_and_marks_index_and_narrative_stale_undo_restore
     # the view shows the merged graph: the merged-away node is gone (its name lives on as an alias)
     assert "Person:charles babbage" in view and "Person:charles babage" not in view
     assert set(ws.manifest().stale) == {"index", "narrative.md"}
-    searched = CliRunner().invoke(app, ["search", "Babbage", "-w", str(ws.root), "--json"])
+    searched = CliRunner().invoke(app, ["search", "Babage", "-w", str(ws.root), "--json", "--no-refresh"])
     assert searched.exit_code == 0 and "stale" in searched.stderr and json.loads(searched.stdout)["stale"]
+    hits = json.loads(searched.stdout)["hits"]
+    assert "Person:charles babage" in {h["id"] for h in hits}  # the stale index still holds the merged-away entity
+    refreshed = CliRunner().invoke(app, ["search", "Babage", "-w", str(ws.root), "--json"])  # refreshed on use
+    assert refreshed.exit_code == 0 and "bringing it up to date" in refreshed.stderr
+    assert "stale" not in json.loads(refreshed.stdout) and "index" not in ws.manifest().stale
+    assert "Person:charles babage" not in {h["id"] for h in json.loads(refreshed.stdout)["hits"]}
     kgkit.undo(ws)
     assert ws.read_bytes("graph.json") == before and "Person:charles babage" in ws.read_text("graph.html")
+    assert set(ws.manifest().stale) == {"index", "narrative.md"}
     kgkit.index(ws, embedder=HashingEmbedder(dim=32), embedder_name="hashing")
     assert set(ws.manifest().stale) == {"narrative.md"}
 

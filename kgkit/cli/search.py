@@ -67,8 +67,10 @@ def search_command(
     channels: str = typer.Option("keyword,dense,graph", help="Comma-separated channels to run."),
     mmr: float | None = typer.Option(None, "--mmr", min=0.0, max=1.0, help="Diversify with MMR (lambda)."),
     rollup: str | None = typer.Option(None, "--rollup", help="Also group this page's hits by 'document' or 'entity'."),
+    no_refresh: bool = typer.Option(False, "--no-refresh", help="Search a stale index as it is (after apply/undo) instead of bringing it up to date first."),
 ) -> None:
-    """Hybrid search over the workspace's entities, relations and chunks."""
+    """Hybrid search over the workspace's entities, relations and chunks (a stale index is brought up to date
+    first, unless --no-refresh)."""
     from kgkit.stages.search.schema import rollup_json, search_json
 
     if rollup not in (None, "document", "entity"):
@@ -79,9 +81,16 @@ def search_command(
     if not workspace.is_dir():
         o.fail(f"no search index in {workspace}: run `kgkit index DOCS -w {workspace}` first")
     ws = o.open_workspace(workspace)
+    stale = ws.manifest().stale.get("index")
+    if stale and not no_refresh:  # a derived artefact out of date is refreshed on its next use
+        from kgkit.workflows.index import index as index_workflow
+
+        typer.echo(f"the search index is stale ({stale}); bringing it up to date first", err=True)
+        with o.workspace_errors():
+            index_workflow(ws, embedder=query_embedder(ws))
+        stale = ws.manifest().stale.get("index")
     with o.workspace_errors():
         index = open_search_index(ws, embedder=query_embedder(ws))
-    stale = ws.manifest().stale.get("index")
     if stale:
         typer.echo(f"warning: the search index is stale ({stale})", err=True)
     filters = {"kind": kind or [], "type": type_ or [], "document": document or [], "as_of": as_of}

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from kgkit.stages.embed import Embedder
 
 CHANNELS = ("keyword", "dense", "graph")
+RELATION = KINDS.index("relation")
 Progress = Callable[[str, int, int], None]
 """A progress callback: (stage, done, total), as kgkit.workflows.corpus.Progress."""
 HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "chunk_id", "start", "end", "evidence",
@@ -400,18 +401,18 @@ class SearchIndex:
     # ----------------------------------------------------------------- search
 
     def _name_first(self, query: str, terms: list[str], fused: list[tuple[int, float]], allowed: np.ndarray | None,
-                    keyword_rows: Sequence[int] = ()) -> tuple[list[tuple[int, float]], dict[int, str]]:
+                    relations: Sequence[int] = ()) -> tuple[list[tuple[int, float]], dict[int, str]]:
         """Items named by the query first (kgkit.stages.search.names): exact names, then names holding the query
         as a phrase, those the query is more of first ("Marshal Stalin" before "Attlee ; Marshal Stalin" for
         "stalin"), then by fused score; then every other hit in fused order. Candidates: the `depth` rows with
-        the shortest titles that have every query term, and the keyword channel's hits (a relation's fact has
-        its type outside the title)."""
+        the shortest titles that have every query term, and the relations among the keyword channel's hits (a
+        relation's fact has its type outside the title)."""
         wanted = query_tokens(query)
         if not wanted:
             return fused, {}
         coverage: dict[int, float] = {}
         candidates = self.keyword.title_rows(terms, mask=allowed, limit=self.config.depth).tolist()
-        for row in dict.fromkeys([*candidates, *keyword_rows]):
+        for row in dict.fromkeys([*candidates, *relations]):
             share = name_coverage(wanted, self.items[row])
             if share is not None:
                 coverage[row] = share
@@ -511,8 +512,9 @@ class SearchIndex:
                   for c, (rows, scores) in ranked.items()}
         matches: dict[int, str] = {}
         if self.config.names and terms:
-            keyword_rows = ranked["keyword"][0].tolist() if "keyword" in ranked else []
-            fused, matches = self._name_first(query, terms, fused, allowed, keyword_rows)
+            relations = [r for r in ranked["keyword"][0].tolist() if self._kind.data[r] == RELATION] \
+                if "keyword" in ranked else []
+            fused, matches = self._name_first(query, terms, fused, allowed, relations)
             t = lap("names", t)
         if mmr_lambda is not None and self.dense is not None and fused:
             pool = fused
