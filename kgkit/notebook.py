@@ -92,7 +92,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_domain": ("kgkit.io.files", "load_domain"),
     "read_corpus": ("kgkit.io.files", "read_corpus"),
     # workflows
-    **{n: ("kgkit.workflows.run", n) for n in ("run", "extract", "build", "communities", "view", "read_graph")},
+    **{n: ("kgkit.workflows.run", n) for n in ("run", "extract")},
+    **{n: ("kgkit.workflows.graph", n) for n in ("build", "communities", "view", "read_graph", "import_graph")},
     **{n: ("kgkit.workflows.index", n) for n in ("index", "search")},
     **{n: ("kgkit.workflows.resolve", n) for n in ("resolve", "decisions", "record", "apply", "undo")},
     "narrate": ("kgkit.workflows.narrate", "narrate"),

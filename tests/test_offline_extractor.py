@@ -486,3 +486,10 @@ def test_rule_confidences_are_calibrated_probabilities() -> None:
 
     assert CONFIDENCE["co-occurrence"] == min(CONFIDENCE.values())
     assert all(0 < c < 1 for c in CONFIDENCE.values())
+
+
+def test_headings_naming_a_law_and_dotted_acronyms(ex: OfflineExtractor, general: Domain) -> None:
+    typed = names(one(ex, "(a) Extension of Price Control Act. The statute of N.R.A. has been outlawed. "
+                          "Our conquest of Tarawa was a month old.", general))
+    assert typed.get("Price Control Act") == "Law" and "Extension of Price Control Act" not in typed
+    assert typed.get("N.R.A.") == "Organization" and typed.get("Tarawa") == "Location"

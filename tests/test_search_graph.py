@@ -80,22 +80,22 @@ def test_a_rare_entity_seeds_more_than_a_common_one():
 
 
 def test_filters_and_as_of_hold_in_the_walk():
-    items = two_hop() + [
-        SearchItem(id="r1", kind="relation", title="Journal of Other Things ; Paul Wachtel", body="x RELATED_TO y",
-                   type="RELATED_TO", entities=("E:other", "E:founder"), created_at="2030-01-01")]
+    items = [*two_hop(), SearchItem(id="r1", kind="relation", title="Journal of Other Things ; Paul Wachtel",
+                                    body="x RELATED_TO y", type="RELATED_TO", entities=("E:other", "E:founder"),
+                                    created_at="2030-01-01")]
     index = SearchIndex()
     index.add(items)
     hits = index.search(QUESTION, kind="chunk", limit=20)
     assert set(hits["kind"]) == {"chunk"}
     graph = index.graph()
-    indptr, indices = graph.without_relations(lambda row: False)
+    _, indices = graph.without_relations(lambda row: False)
     assert len(indices) == len(graph.indices) - 2  # the relation's two directed edges
     before = index.search("Journal of Other Things", as_of="2020-01-01", limit=20, channels=("graph", "keyword"))
     assert "r1" not in before["id"].tolist()
 
 
 def test_pagerank_mass_sums_to_at_most_one_and_touches_only_the_neighbourhood():
-    items = two_hop() + [chunk(f"far{i}", "far away", f"E:far{i}") for i in range(50)]
+    items = [*two_hop(), *(chunk(f"far{i}", "far away", f"E:far{i}") for i in range(50))]
     graph = EntityGraph(items)
     mass = graph.pagerank(graph.link(QUESTION), restart=0.3)
     assert 0.9 < mass.sum() <= 1.0 + 1e-9

@@ -18,7 +18,7 @@ from kgkit.cli import app
 from kgkit.workflows.index import open_search_index, query_embedder
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
-import demo_known_items  # noqa: E402
+import demo_known_items
 
 
 @pytest.mark.slow

@@ -123,7 +123,7 @@ def test_index_reports_progress_and_embeds_only_what_changed(tmp_path):
                           progress=lambda stage, done, total: events.append((stage, done, total)))
     assert events and {stage for stage, _, _ in events} == {"embed"}
     assert [done for _, done, _ in events] == sorted(done for _, done, _ in events)  # only forward
-    stage, done, total = events[-1]
+    _, done, total = events[-1]
     assert done == total < report.items  # identical texts (relations from one sentence) are embedded once
     again: list[tuple[str, int, int]] = []
     index_report(ws, corpus, embedder=HashingEmbedder(), embedder_name="hashing",

@@ -49,7 +49,7 @@ __all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of",
 
 LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
 COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 2.5
-LIST_WEIGHT, LIST_CAP = 0.5, 1.5
+LIST_WEIGHT, LIST_CAP, ACRONYM_WEIGHT = 0.5, 1.5, 1.2
 NUMERIC_LABELS = ("DATE", "CARDINAL", "ORDINAL")
 QUOTED = "WORK_OF_ART "  # a quoted title: typed as spaCy's WORK_OF_ART, with the quote's vote
 
@@ -60,6 +60,8 @@ _POSSESSIVE = re.compile(r"(?:\s?['’]s|['’])$")
 _EDGE_CHARS = " \t\r\n\"'“”‘’`.,;:!?()[]{}<>-–—_*/\\|"
 _QUOTES = {'"', "“", "”", "``", "''"}
 _HYPHENS = {"-", "–"}
+_DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
+_NOMINAL_OF = re.compile(r"[a-z]+(?:ion|ment|al)")
 _ROMAN = re.compile(r"[IVXLC]+\.?")
 _NOT_NAMES = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PRP", "PRP$", "WDT", "WP", "WRB", "CC", "UH"])
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
@@ -304,10 +306,14 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     if all(t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct for t in tokens):
         return None  # "President", "Head Writer"
     if all(t.lower_ in GENERIC or t.lemma_.lower() in GENERIC or t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct
-           or t.tag_ == "POS" for t in tokens):
+           or t.tag_ == "POS" or (t.lower_.endswith("s") and t.lower_[:-1] in GENERIC) for t in tokens):
         return None  # "Government", "Federal Government", "Budget the Bank", "Republics"
     if len(tokens) > 2 and tokens[0].lower_ == "list" and tokens[1].lower_ == "of":
         return None  # "List of Taito games": a page, not a thing
+    if (len(tokens) > 3 and tokens[1].lower_ == "of" and _NOMINAL_OF.fullmatch(tokens[0].lower_)
+            and HEADS.get(tokens[-1].lower_) == "LAW"):
+        tokens = tokens[2:]  # "Extension of Price Control Act": the act is the thing named
+        label = "LAW"
     text = text_of(doc)
     start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
     if (possessive := _POSSESSIVE.search(text[start:end])) and end - start > 2:
@@ -430,10 +436,14 @@ def _votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Tok
         elif kind is not None:
             add("GPE", PLACE_WEIGHT if len(tokens) > 1 else SHORT_PLACE_WEIGHT)
         prep = tokens[-1].head
-        if label == "PERSON" and tokens[-1].dep_ == "pobj" and (
-            prep.lower_ in LOCATIVE or (prep.lower_ in DIRECTIONAL and prep.head.lemma_.lower() in MOTION)
-                or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)):
-            add("GPE", LOCATIVE_WEIGHT)  # "in Kwajalein", "taken to Kwajalein"
+        if tokens[-1].dep_ == "pobj" and (
+            (label in ("PERSON", "PRODUCT") and prep.lower_ in LOCATIVE)
+                or (label in ("PERSON", "PRODUCT", "ORG", "WORK_OF_ART")
+                    and ((prep.lower_ in DIRECTIONAL and prep.head.lemma_.lower() in MOTION)
+                         or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)))):
+            add("GPE", LOCATIVE_WEIGHT)  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
+        if _DOTTED.fullmatch(name) and kind is None:
+            add("ORG", ACRONYM_WEIGHT)  # "N.R.A.": dotted capitals that are no known place
     if quoted:
         add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
     return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -1,5 +1,6 @@
-"""Hybrid search over a knowledge graph and its chunks: keyword (BM25F), dense and graph channels fused by
-weighted reciprocal rank fusion. See docs/search.md.
+"""Hybrid search over a knowledge graph and its chunks: keyword (BM25F) and dense channels fused by a convex
+combination of their normalised scores, a graph channel (personalised PageRank from the entities a query names),
+items the query names first. See docs/search.md.
 
 >>> from kgkit.stages.search import SearchIndex, SearchItem
 >>> index = SearchIndex()
@@ -8,7 +9,7 @@ weighted reciprocal rank fusion. See docs/search.md.
 ['c1']
 """
 
-from kgkit.stages.search.fusion import mmr, rollup, rrf
+from kgkit.stages.search.fusion import convex, mmr, rollup, rrf
 from kgkit.stages.search.index import (
     CHANNELS,
     HIT_COLUMNS,
@@ -21,4 +22,4 @@ from kgkit.stages.search.index import (
 from kgkit.stages.search.items import SearchItem, entities_by_chunk, items_from_chunks, items_from_graph
 
 __all__ = ["CHANNELS", "HIT_COLUMNS", "Filters", "IndexChanges", "SearchConfig", "SearchIndex", "SearchItem", "SearchStore",
-           "entities_by_chunk", "items_from_chunks", "items_from_graph", "mmr", "rollup", "rrf"]
+           "convex", "entities_by_chunk", "items_from_chunks", "items_from_graph", "mmr", "rollup", "rrf"]

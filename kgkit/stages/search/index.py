@@ -1,5 +1,7 @@
-"""SearchIndex: entities, relations and chunks behind three channels (keyword BM25F, dense, graph), fused by
-weighted reciprocal rank fusion, with filters applied inside every channel.
+"""SearchIndex: entities, relations and chunks behind three channels (keyword BM25F, dense, graph): the text
+channels fused by a convex combination of their normalised scores weighted by how much of the query one item
+has, the graph channel's personalised PageRank when the query names entities, items the query names first;
+filters apply inside every channel.
 
 In memory by default; `kgkit.io.search_store.open_index(folder)` keeps it in a workspace (kgkit.io.search_store), where `add`
 appends new items, replaces items whose content hash changed and skips the rest, each call one durable
@@ -66,13 +68,25 @@ class IndexChanges(Record):
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """Fusion settings: channel weights, the RRF constant, how many candidates each channel contributes (the
-    fused list, and so every page, is drawn from those), how many fused hits seed the graph channel.
+    """Ranking settings (measured on every shared set at once: bench/RESULTS.md, "Search (issue 16)").
+
+    `fusion`: "convex" (default): score = w_keyword * BM25F / the best BM25F + w_dense * cosine, with
+    w_keyword = weights["keyword"] + (1 - weights["keyword"]) * coverage ** `coverage_power` and w_dense =
+    1 - w_keyword, where coverage is the largest share of the query's terms one keyword hit has (a query whose
+    words one item nearly all has is trusted to its words, a question whose words are spread is trusted to its
+    meaning). "rrf": weighted reciprocal rank fusion, sum of weights[c] / (k + rank), the weights as given.
+    `depth`: how many candidates each channel contributes (the fused list, and so every page, is drawn from
+    those).
 
     `lookup_dense` scales the dense weight for a lookup: a query whose every term some keyword hit contains
     (the words are in the index together, so the exact-word channel is trusted; 0 leaves the dense channel out
-    of such a query's fusion, and then it does not run: no query embedding). Measured on the docstrings and
-    MuSiQue sets in bench/RESULTS.md.
+    of such a query's fusion, and then it does not run: no query embedding).
+
+    Graph channel (kgkit.stages.search.graph), when the query names entities and weights["graph"] is not 0:
+    `graph_restart` is the PageRank restart probability; a named entity seeds 1 / the chunks that mention it,
+    and the `graph_text_seeds` best dense hits (fused hits when the dense channel did not run) are seeds too,
+    weighing `graph_text_weight` together, each 1/rank; the items the walk reaches then rank first, by
+    PageRank, the rest follow.
 
     `query_cache`: how many query vectors (by query text) the index keeps, most recently used first, so the
     next page of a question or a repeated question skips the query embedding (~12 ms with MiniLM); 0: none.
@@ -427,9 +441,11 @@ class SearchIndex:
     def search(self, query: str, *, kind: str | Sequence[str] | None = None, type: str | Sequence[str] | None = None,
                document: str | Sequence[str] | None = None, as_of: str | None = None, limit: int = 10,
                offset: int = 0, channels: Sequence[str] = CHANNELS, mmr_lambda: float | None = None) -> pd.DataFrame:
-        """Hits as a DataFrame (HIT_COLUMNS), best first. `df.attrs` holds `total` (fused candidates),
-        `timings_ms` (wall per stage, and `cpu_total`), `terms`, `channels` (those that ran), `lookup` (some
-        keyword hit has every term) and `weights` (the fusion weights used for each channel that ran)."""
+        """Hits as a DataFrame (HIT_COLUMNS), best first: items the query names (`match`), then by score
+        (docs/search.md, "How it ranks"). `df.attrs` holds `total` (fused candidates), `timings_ms` (wall per
+        stage, and `cpu_total`), `terms`, `channels` (those that ran), `lookup` (some keyword hit has every
+        term), `weights` (the fusion weights used for each channel that ran) and `named` (the entity ids the
+        query names: the graph channel's seeds)."""
         from kgkit.stages.search.hits import hits_frame
 
         started, cpu_started = time.perf_counter(), time.process_time()
@@ -484,19 +500,16 @@ class SearchIndex:
         named = graph.link(query) if graph is not None else {}
         if named:
             seeds = dict(named)
-            text_seeds: dict[int, float] = defaultdict(float)
-            share = config.graph_text_weight * sum(seeds.values())
-            # the passages the text points to are weaker seeds: by meaning when the dense channel ran (as
-            # HippoRAG 2 seeds passage nodes by embedding similarity), else by the fused words
+            # the items the text points to are weaker seeds: by meaning when the dense channel ran (as
+            # HippoRAG 2 seeds passage nodes by embedding similarity), else by the fused words; together they
+            # weigh graph_text_weight, each 1/rank (a named entity weighs 1 / the chunks that mention it)
             first = ranked["dense"][0].tolist() if "dense" in text else [row for row, _ in fused]
             top = first[: config.graph_text_seeds]
             decay = sum(1.0 / (i + 1) for i in range(len(top)))
             for i, row in enumerate(top):
                 nodes = graph.nodes_of(row)
                 for node in nodes:
-                    text_seeds[node] += share / (i + 1) / decay / len(nodes)
-            for node, weight in text_seeds.items():
-                seeds[node] = seeds.get(node, 0.0) + weight
+                    seeds[node] = seeds.get(node, 0.0) + config.graph_text_weight / (i + 1) / decay / len(nodes)
             walk = {}
             if filters.as_of is not None:
                 live = self.mask(Filters(as_of=filters.as_of))
