@@ -185,9 +185,10 @@ def extract(
                          max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                          batch_size=extraction_batch_size(llm), lock_timeout=lock_timeout)
     summary = ws.read_json(EXTRACT_SUMMARY)
+    failed = bool(summary["documents_failed"] or summary["chunk_errors"])  # exit code 1: finished with failures
     if as_json:
         typer.echo(json.dumps(summary, indent=2, sort_keys=True))
-        return
+        raise typer.Exit(1 if failed else 0)
     typer.echo(f"{summary['documents_ok']} documents, {summary['chunks']} chunks "
                f"({len(summary['chunk_errors'])} failed), {summary['extractor_calls']} extracted now "
                f"-> {ws.path(EXTRACTIONS)}")
@@ -195,6 +196,8 @@ def extract(
         typer.echo(plain(f"{label}: {value}"))  # llm_rows name documents by path
     for group in summary.get("error_groups", []):  # each cause once; every chunk's error is in extract.json
         typer.echo(f"chunks failed: {plain(group['cause'])} — {group['count']} chunks\n  fix: {plain(group['fix'])}")
+    if failed:
+        raise typer.Exit(1)
 
 
 def discover(
@@ -292,11 +295,13 @@ def build(
                "seconds": round(time.perf_counter() - started, 3)}
     if as_json:
         typer.echo(json.dumps(summary, indent=2, sort_keys=True))
-        return
-    typer.echo(f"{summary['documents']} documents, {summary['entities']} entities, {summary['relations']} relations, "
-               f"{summary['communities']} communities in {summary['seconds']:.2f} s")
-    for key, path in sorted(built.outputs.items()):
-        typer.echo(f"{key:12s} {path}")
+    else:
+        typer.echo(f"{summary['documents']} documents, {summary['entities']} entities, {summary['relations']} "
+                   f"relations, {summary['communities']} communities in {summary['seconds']:.2f} s")
+        for key, path in sorted(built.outputs.items()):
+            typer.echo(f"{key:12s} {path}")
+    if built.chunk_errors:  # exit code 1: built, but from extractions with failed chunks
+        raise typer.Exit(1)
 
 
 def view(

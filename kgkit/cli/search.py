@@ -52,6 +52,8 @@ def index_command(
         report = index_report(ws, docs, embedder=_embedder(embedder), embedder_name=embedder, lock_timeout=lock_timeout,
                               progress=lambda stage, done, total: bar.update(task, completed=done, total=total))
     typer.echo(json.dumps(report.to_json_dict(), sort_keys=True))
+    if report.documents_unreadable:  # exit code 1: indexed, but some documents could not be read
+        raise typer.Exit(1)
 
 
 def search_command(
