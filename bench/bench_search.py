@@ -305,12 +305,14 @@ def musique_product(work: Path, *, embedder) -> dict:
               f"(load {done['load']:.1f})", flush=True)
     index = open_search_index(ws, embedder=query_embedder(ws))
     title_of = lambda item_title: titles.get(item_title, document_name(item_title))  # noqa: E731
-    for name, config in configs().items():
+    runs = {**{name: (config, ("keyword", "dense", "graph")) for name, config in configs().items()},
+            "keyword channel": (configs()["default"], ("keyword",)), "dense channel": (configs()["default"], ("dense",))}
+    for name, (config, channels) in runs.items():
         index.config = replace(config, query_cache=0)
         ranked, walls, cpus, graph_ms, named = [], [], [], [], 0
         for q in questions:
             w0, c0 = time.perf_counter(), time.process_time()
-            hits = index.search(q["question"], kind="chunk", limit=5)
+            hits = index.search(q["question"], kind="chunk", limit=5, channels=channels)
             walls.append(time.perf_counter() - w0)
             cpus.append(time.process_time() - c0)
             ranked.append([title_of(t) for t in hits["title"]])

@@ -33,6 +33,23 @@ def general_domain():
     return load_domain("general")
 
 
+def _refuse_network(*args, **kwargs):
+    raise AssertionError(f"network access attempted: {args[:2]}")
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    """No socket may connect anywhere; litellm's fake provider (kgkit.testing.fake_llm) answers instead."""
+    import socket
+
+    from kgkit.testing.fake_llm import register_fake_provider
+
+    for name in ("connect", "connect_ex"):
+        monkeypatch.setattr(socket.socket, name, _refuse_network)
+    monkeypatch.setattr(socket, "create_connection", _refuse_network)
+    return register_fake_provider()
+
+
 @pytest.fixture
 def corpus_copy(tmp_path: Path) -> Path:
     """A writable copy of the fixture corpus."""

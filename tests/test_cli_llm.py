@@ -6,29 +6,16 @@ library in test_llm_run.py, test_discover.py and test_narrate.py."""
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 from typer.testing import CliRunner
 
 from kgkit import io
 from kgkit.cli import app
-from kgkit.testing.fake_llm import register_fake_provider
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 PRICED = ["--model", "kgkit-fake/extractor", "--price-in", "1", "--price-out", "2"]
 
-
-def _refuse(*args, **kwargs):
-    raise AssertionError(f"network access attempted: {args[:2]}")
-
-
-@pytest.fixture
-def offline(monkeypatch):
-    for name in ("connect", "connect_ex"):
-        monkeypatch.setattr(socket.socket, name, _refuse)
-    monkeypatch.setattr(socket, "create_connection", _refuse)
-    return register_fake_provider()
 
 
 def run(*args: str, exit_code: int = 0) -> dict:

@@ -308,11 +308,11 @@ def test_a_timeout_is_tried_twice_each_charged_at_its_worst_case():
 
 
 def test_retry_after_is_read_from_litellms_copy_of_the_provider_headers():
-    from kgkit.llm.client import _retry_after
+    from kgkit.llm.client import retry_after_seconds
 
     err = litellm.RateLimitError("429", llm_provider="openai", model="m")
     err.litellm_response_headers = {"retry-after": "2.5"}
-    assert _retry_after(err) == 2.5
+    assert retry_after_seconds(err) == 2.5
 
 
 def test_preflight_checks_the_model_once_before_the_first_request_and_never_for_cache_hits(tmp_path):

@@ -6,7 +6,6 @@ budget refusals as chunk errors, a free local model. Sockets refused. `kgkit run
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -18,22 +17,10 @@ from kgkit.io import read_jsonl
 from kgkit.io.cache import Cache
 from kgkit.io.workspace import REJECTED_RUN
 from kgkit.llm.options import LLMOptions, extraction_batch_size
-from kgkit.testing.fake_llm import register_fake_provider
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 PRICED = {"model": "kgkit-fake/extractor", "price_in": 1.0, "price_out": 2.0}
 
-
-def _refuse(*args, **kwargs):
-    raise AssertionError(f"network access attempted: {args[:2]}")
-
-
-@pytest.fixture
-def offline(monkeypatch):
-    for name in ("connect", "connect_ex"):
-        monkeypatch.setattr(socket.socket, name, _refuse)
-    monkeypatch.setattr(socket, "create_connection", _refuse)
-    return register_fake_provider()
 
 
 def llm_step(step: Any, corpus: Path, ws: Path, **options: Any) -> Any:

@@ -301,6 +301,8 @@ def build(
         for key, path in sorted(built.outputs.items()):
             typer.echo(f"{key:12s} {path}")
     if built.chunk_errors:  # exit code 1: built, but from extractions with failed chunks
+        typer.echo(f"{built.chunk_errors} chunk(s) had failed at extraction: the graph holds the rest "
+                   "(exit code 1); extract them again (kgkit extract / kgkit run) to complete it", err=True)
         raise typer.Exit(1)
 
 

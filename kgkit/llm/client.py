@@ -42,28 +42,46 @@ The provider call itself is `completion` (default: `litellm.acompletion`); tests
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import copy
 import functools
 import json
-import logging
 import math
-import os
 import random
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import BaseModel, ValidationError
 
 from kgkit.core.records import sha256_hex
 from kgkit.io.cache import Cache
-from kgkit.llm.errors import WRONG_SCHEMA, EmptyAnswer, Failure, PreflightError, classify, usage_tokens
+from kgkit.llm.errors import EmptyAnswer, Failure, PreflightError, classify
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
 from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
+from kgkit.llm.responses import (
+    choices_of,
+    litellm_completion,
+    maybe_billed,
+    prepared_model,
+    provider_cause,
+    retry_after_seconds,
+    schema_text,
+    usage_of,
+)
+from kgkit.llm.runtime import import_litellm, run_sync
 from kgkit.llm.validation import VALIDATION_CONTEXT
+
+__all__ = [
+    "PREFLIGHT_MAX_TOKENS",
+    "PREFLIGHT_MESSAGES",
+    "Answer",
+    "LLMClient",
+    "LLMSettings",
+    "Preflight",
+    "import_litellm",
+    "run_sync",
+]
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -72,44 +90,6 @@ Completion = Callable[..., Awaitable[Any]]
 REQUEST_NAMESPACE = "llm_request"
 PREFLIGHT_MESSAGES = ({"role": "user", "content": "Reply with the word OK."},)
 PREFLIGHT_MAX_TOKENS = 16
-
-
-def import_litellm() -> Any:
-    """Import litellm with its bundled price map (no network at import; prices reproducible) and quiet errors."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    # instructor logs every failed attempt at ERROR; kgkit reports failures as records instead
-    logging.getLogger("instructor").setLevel(logging.CRITICAL)
-    lite_logger = logging.getLogger("LiteLLM")
-    if not any(isinstance(f, _LoopChangeFilter) for f in lite_logger.filters):
-        lite_logger.addFilter(_LoopChangeFilter())
-    return litellm
-
-
-class _LoopChangeFilter(logging.Filter):
-    """Drops litellm's "LoggingWorker: event loop changed" warning: `run_sync` runs each batch of calls in
-    a fresh event loop on purpose, and litellm moves its pending logging tasks over by itself."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "event loop changed" not in str(record.msg)
-
-
-def run_sync(make: Callable[[], Coroutine[Any, Any, R]]) -> R:
-    """Run a coroutine to completion from sync code, even inside a running event loop (then in a worker thread).
-
-    >>> async def two():
-    ...     return 2
-    >>> run_sync(two)
-    2
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgkit-llm") as pool:
-        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 @dataclass(frozen=True)
@@ -220,7 +200,7 @@ class LLMClient:
 
     def request_key(self, messages: Messages, response_model: type[BaseModel]) -> str:
         """hash(model, messages, response schema, parameters): the per-request cache key."""
-        payload = {"model": self.model, "messages": list(messages), "schema": _schema(response_model),
+        payload = {"model": self.model, "messages": list(messages), "schema": schema_text(response_model),
                    "params": self.settings.key(), "mode": self._mode_name()}
         return sha256_hex(json.dumps(payload, sort_keys=True, ensure_ascii=False))
 
@@ -276,14 +256,14 @@ class LLMClient:
                     error = None
                     break
                 except Exception as exc:  # every failure becomes the answer's error
-                    cause = _cause(exc)
+                    cause = provider_cause(exc)
                     failure = self._classify(cause, attempts=attempt + 1)
                     error = failure.message()
                     timeouts += failure.billed and failure.transient
                     if not failure.transient or attempt + 1 == self.max_attempts \
                             or timeouts >= self.max_timeout_attempts:
                         break
-                    await self.sleep(max(backoff_delay(attempt, rng=self.rng), _retry_after(cause)))
+                    await self.sleep(max(backoff_delay(attempt, rng=self.rng), retry_after_seconds(cause)))
         answer = Answer(value=value, error=error, prompt_tokens=meter.prompt_tokens,
                         completion_tokens=meter.completion_tokens, cost_usd=meter.cost_usd, attempts=meter.requests,
                         key=key)
@@ -356,7 +336,7 @@ class LLMClient:
             except Exception as exc:
                 failure = self._classify(exc, attempts=attempt + 1)
                 if failure.transient and not failure.billed and attempt + 1 < attempts:
-                    await self.sleep(max(backoff_delay(attempt, rng=self.rng), _retry_after(exc)))
+                    await self.sleep(max(backoff_delay(attempt, rng=self.rng), retry_after_seconds(exc)))
                     continue
                 where = f" at {api_base}" if api_base else ""
                 spent = f"${meter.cost_usd:.6f}" if meter.cost_usd else "nothing"
@@ -408,7 +388,7 @@ class LLMClient:
         token = VALIDATION_CONTEXT.set(context)  # read by the response model's validators (see kgkit.llm.validation)
         try:
             return await client.chat.completions.create(
-                model=self.model, messages=[dict(m) for m in messages], response_model=_prepared(response_model),
+                model=self.model, messages=[dict(m) for m in messages], response_model=prepared_model(response_model),
                 max_retries=self.settings.max_reasks, **params)
         finally:
             VALIDATION_CONTEXT.reset(token)
@@ -440,17 +420,17 @@ class LLMClient:
                 await self.limiter.acquire(tokens=prompt_worst + max_out)
                 self.requests += 1
                 meter.requests += 1
-                call = self.completion or _litellm_completion
+                call = self.completion or litellm_completion
                 async with asyncio.timeout(self.settings.timeout + 5):  # no extra task, unlike wait_for
                     response = await call(**kwargs, timeout=self.settings.timeout, **self.extra)
             except BaseException as exc:
-                if _maybe_billed(exc):  # the provider may have done (and billed) the work
+                if maybe_billed(exc):  # the provider may have done (and billed) the work
                     self.ledger.settle(reservation, cost_usd=None, model=self.model)
                     meter.cost_usd += reservation.amount_usd
                 else:
                     self.ledger.release(reservation)
                 raise
-        prompt_tokens, completion_tokens = _usage(response)
+        prompt_tokens, completion_tokens = usage_of(response)
         cost = None if prompt_tokens is None or completion_tokens is None else self.price.cost(prompt_tokens,
                                                                                                 completion_tokens)
         # usage beyond the worst case (more than max_tokens out, a prompt far above the count) is not believed
@@ -462,107 +442,6 @@ class LLMClient:
         meter.prompt_tokens += prompt_tokens or 0
         meter.completion_tokens += completion_tokens or 0
         meter.cost_usd += reservation.amount_usd if cost is None else cost
-        if not _choices(response):
+        if not choices_of(response):
             raise EmptyAnswer("the response has no choices")
         return response
-
-
-@functools.lru_cache(maxsize=256)
-def _prepared(response_model: type[T]) -> type[T]:
-    """instructor wraps a response model in a new class on every call; wrap each model once instead."""
-    try:
-        from instructor.v2.core.function_calls import response_schema
-    except ImportError:  # another instructor layout: let it wrap per call
-        return response_model
-    wrapped = response_schema(response_model)
-    schemas: dict[str, dict[str, Any]] = {}
-
-    def model_json_schema(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
-        # JSON mode renders the schema into every request; pydantic rebuilds it each time (~5 ms)
-        key = repr((args, sorted(kwargs.items())))
-        if key not in schemas:
-            schemas[key] = super(prepared, cls).model_json_schema(*args, **kwargs)
-        return copy.deepcopy(schemas[key])
-
-    prepared = type(wrapped.__name__, (wrapped,), {"__module__": wrapped.__module__, "__doc__": wrapped.__doc__,
-                                                    "model_json_schema": classmethod(model_json_schema),
-                                                    "_kgkit_shape": model_validator(mode="after")(_check_shape)})
-    return prepared
-
-
-def _check_shape(self: BaseModel) -> BaseModel:
-    """An answer that sets none of the response's fields (`{}`, or `{"people": [...]}` for `entities`) is the
-    wrong schema: an error to re-ask, never a value made of defaults. (An after-validator: a before-validator
-    would turn JSON validation into Python validation, where a JSON array is no longer a valid tuple.)
-
-    >>> class Found(BaseModel):
-    ...     names: list[str] = []
-    ...     places: list[str] = []
-    >>> _check_shape(Found.model_validate({"names": ["Ada"]})).names
-    ['Ada']
-    >>> _check_shape(Found.model_validate({"people": ["Ada"]}))
-    Traceback (most recent call last):
-    ...
-    ValueError: wrong schema: the answer sets none of the fields ['names', 'places']
-    """
-    fields = type(self).model_fields
-    if fields and not self.model_fields_set:
-        raise ValueError(f"{WRONG_SCHEMA}: the answer sets none of the fields {sorted(fields)}")
-    return self
-
-
-@functools.lru_cache(maxsize=256)
-def _schema(response_model: type[BaseModel]) -> str:
-    return json.dumps(response_model.model_json_schema(), sort_keys=True)
-
-
-async def _litellm_completion(**kwargs: Any) -> Any:
-    litellm = import_litellm()
-    return await litellm.acompletion(**kwargs, num_retries=0, max_retries=0)  # kgkit retries, with the ledger
-
-
-def _usage(response: Any) -> tuple[int | None, int | None]:
-    """(prompt, completion) tokens from a response's usage; (None, None) when missing or malformed."""
-    usage = getattr(response, "usage", None)
-    if usage is None and isinstance(response, dict):
-        usage = response.get("usage")
-    return usage_tokens(usage)
-
-
-def _choices(response: Any) -> list[Any]:
-    choices = getattr(response, "choices", None)
-    if choices is None and isinstance(response, dict):
-        choices = response.get("choices")
-    return list(choices or [])
-
-
-def _maybe_billed(exc: BaseException) -> bool:
-    """Timeouts, cancellation and a response that came back but could not be read: the provider may bill."""
-    name = type(exc).__name__
-    return name in ("Timeout", "TimeoutError", "ReadTimeout", "APITimeoutError", "CancelledError") \
-        or "invalid response object" in str(exc).lower()
-
-
-def _retry_after(exc: BaseException, *, cap: float = 120.0) -> float:
-    """Seconds a 429 asks us to wait (`retry-after` / `retry-after-ms` headers), 0 when it says nothing."""
-    headers: Any = {}
-    for candidate in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
-                      getattr(getattr(exc, "response", None), "headers", None)):
-        if candidate:  # litellm keeps the provider's headers apart; its `response` is a stand-in
-            headers = candidate
-            break
-    try:
-        lowered = {str(k).lower(): v for k, v in dict(headers).items()}
-        if "retry-after-ms" in lowered:
-            return min(float(lowered["retry-after-ms"]) / 1000, cap)
-        return min(float(lowered.get("retry-after", 0)), cap)
-    except (TypeError, ValueError):  # an HTTP date or garbage: fall back to backoff
-        return 0.0
-
-
-def _cause(exc: BaseException) -> BaseException:
-    """The provider's own exception behind instructor's wrapper."""
-    seen = 0
-    while type(exc).__name__ == "InstructorRetryException" and exc.__cause__ is not None and seen < 5:
-        exc, seen = exc.__cause__, seen + 1
-    return exc

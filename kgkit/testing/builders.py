@@ -5,6 +5,7 @@
   graph times (created_at, expired_at) and world times (valid_at, invalid_at).
 - `edge_row(source, target, rtype, support, confidence)`: a relations-table row between two entities, its id
   made as the build stage makes it.
+- `ada_works_for_acme(evidence)`: the two-entity graph of the narrate examples (Ada WORKS_FOR Acme, relation "r1").
 
 >>> import pandas as pd
 >>> from kgkit.core.graph import Graph
@@ -20,7 +21,7 @@ from typing import Any
 
 from kgkit.core.names import relation_id
 
-__all__ = ["edge_row", "entity_row", "relation_row"]
+__all__ = ["ada_works_for_acme", "edge_row", "entity_row", "relation_row"]
 
 
 def entity_row(eid: str, name: str | None = None, typ: str = "T", mentions: int = 1, *,
@@ -44,3 +45,15 @@ def edge_row(source: str, target: str, rtype: str = "R", support: int = 1, confi
     return {"id": relation_id(source, rtype, target), "source": source, "target": target, "type": rtype,
             "predicate": None, "negated": False, "confidence": confidence, "support": support, "evidence": None,
             "valid_at": None, "invalid_at": None, "created_at": None, "expired_at": None, "flags": []}
+
+
+def ada_works_for_acme(evidence: str = "Ada joined Acme.") -> Any:
+    """A Graph of two entities, Ada and Acme, and one relation "r1" (Ada WORKS_FOR Acme) with `evidence`."""
+    import pandas as pd
+
+    from kgkit.core.graph import Graph
+
+    ents = pd.DataFrame([{**entity_row("a", "Ada", "Thing", 2), "degree": 1},
+                         {**entity_row("b", "Acme", "Thing", 2), "degree": 1}]).drop(columns="community")
+    rels = pd.DataFrame([{**relation_row("r1"), "type": "WORKS_FOR", "evidence": evidence}])
+    return Graph.empty().replace(entities=ents, relations=rels)

@@ -9,13 +9,8 @@
 - The workflow that reads a workspace's graph and writes narrative.md / narrative.json is
   `kgkit.workflows.narrate.narrate`.
 
->>> import pandas as pd
->>> from kgkit.core.graph import Graph
->>> from kgkit.testing.builders import relation_row
->>> ents = pd.DataFrame({"id": ["a", "b"], "name": ["Ada", "Acme"], "type": "Thing", "aliases": [[]] * 2,
-...     "mentions": 2, "documents": 1, "confidence": 1.0, "identity": "derived", "degree": 1})
->>> rels = pd.DataFrame([{**relation_row("r1"), "type": "WORKS_FOR", "evidence": "Ada joined Acme."}])
->>> n = narrate(Graph.empty().replace(entities=ents, relations=rels))
+>>> from kgkit.testing.builders import ada_works_for_acme
+>>> n = narrate(ada_works_for_acme())
 >>> n.entity_frame()[["name", "source"]].values.tolist()
 [['Ada', 'extractive'], ['Acme', 'extractive']]
 """

@@ -89,13 +89,8 @@ def narrate(
     in a fixed order — overview, chains, timeline, entities, communities — so under a tight cap the first
     parts get the budget.
 
-    >>> import pandas as pd
-    >>> from kgkit.core.graph import Graph
-    >>> from kgkit.testing.builders import relation_row
-    >>> ents = pd.DataFrame({"id": ["a", "b"], "name": ["Ada", "Acme"], "type": "Thing", "aliases": [[]] * 2,
-    ...     "mentions": 2, "documents": 1, "confidence": 1.0, "identity": "derived", "degree": 1})
-    >>> rels = pd.DataFrame([{**relation_row("r1"), "type": "WORKS_FOR", "evidence": "Ada joined Acme in 1990."}])
-    >>> n = narrate(Graph.empty().replace(entities=ents, relations=rels))
+    >>> from kgkit.testing.builders import ada_works_for_acme
+    >>> n = narrate(ada_works_for_acme(evidence="Ada joined Acme in 1990."))
     >>> [s.text for s in n.chains.sentences], n.timeline.sentences[0].date, n.cited_relations()
     (['Ada works for Acme (support 1).'], '1990', ['r1'])
     >>> n.communities[0].label

@@ -33,7 +33,7 @@ Pure: built from the index's items, read-only afterwards (the index builds a new
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,6 +75,7 @@ class EntityGraph:
                         names[words].add(node)
         src: list[int] = []
         dst: list[int] = []
+        via: list[int] = []  # the relation row an edge stands for, -1 for a mention
         relations: list[tuple[int, int, int]] = []  # (row, node a, node b)
         mentions: dict[int, int] = defaultdict(int)  # entity node -> chunks mentioning it
         for row, item in enumerate(items):
@@ -88,12 +89,14 @@ class EntityGraph:
                     mentions[other] += 1
                     src += [node, other]
                     dst += [other, node]
+                    via += [-1, -1]
             elif item.kind == "relation" and len(item.entities) >= 2:
                 a, b = entity(item.entities[0]), entity(item.entities[1])
                 relations.append((row, a, b))
                 if a != b:
                     src += [a, b]
                     dst += [b, a]
+                    via += [row, row]
         n = len(rows)
         self.entity_of = {node: entity_id for entity_id, node in node_of.items()}
         self.names = {k: sorted(v) for k, v in names.items()}
@@ -104,6 +107,7 @@ class EntityGraph:
         self.relations = np.array(relations, dtype=np.int64).reshape(-1, 3)
         order = np.argsort(np.array(src, dtype=np.int64), kind="stable")
         self.indices = np.array(dst, dtype=np.int64)[order]
+        self.via = np.array(via, dtype=np.int64)[order]
         self.degree = np.bincount(np.array(src, dtype=np.int64), minlength=n).astype(np.int64)
         self.indptr = np.concatenate([[0], np.cumsum(self.degree)])
 
@@ -177,21 +181,13 @@ class EntityGraph:
             r += np.bincount(indices[edges], weights=share, minlength=n)
         return p
 
-    def without_relations(self, allowed: Callable[[int], bool]) -> tuple[np.ndarray, np.ndarray]:
-        """(indptr, indices) with the edges of relations whose row is not `allowed` left out (as-of filters)."""
-        dropped = [(a, b) for row, a, b in self.relations.tolist() if a != b and not allowed(row)]
-        if not dropped:
+    def without_relations(self, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(indptr, indices) without the edges of relations whose row `allowed` (a row mask) leaves out (as-of
+        filters: a relation not believed then is not walked)."""
+        keep = (self.via < 0) | allowed[np.maximum(self.via, 0)]
+        if keep.all():
             return self.indptr, self.indices
         src = np.repeat(np.arange(len(self.node_row)), self.degree)
-        gone: dict[tuple[int, int], int] = defaultdict(int)
-        for a, b in dropped:
-            gone[(a, b)] += 1
-            gone[(b, a)] += 1
-        keep = np.ones(len(src), dtype=bool)
-        for i, pair in enumerate(zip(src.tolist(), self.indices.tolist())):
-            if gone.get(pair, 0) > 0:
-                gone[pair] -= 1
-                keep[i] = False
         degree = np.bincount(src[keep], minlength=len(self.node_row))
         return np.concatenate([[0], np.cumsum(degree)]), self.indices[keep]
 

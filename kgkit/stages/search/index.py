@@ -271,25 +271,20 @@ class SearchIndex:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         ordered = [texts[i] for i in order]
         unique = list(dict.fromkeys(ordered))
-        done, skipped = 0, 0  # texts embedded; texts the cache (or an identical text) answered
+        done, skipped = 0, 0  # texts embedded; texts the cache answered
+        stats = getattr(self.cache, "stats", None)  # kgkit.io.cache.Cache counts a map's misses before computing
+        misses_before = stats.misses.get("embed", 0) if stats is not None else 0
 
         def report(n: int) -> None:
-            nonlocal done
+            nonlocal done, skipped
+            if done == 0 and stats is not None:
+                skipped = len(unique) - (stats.misses.get("embed", 0) - misses_before)
             done += n
             if progress is not None:
                 progress("embed", min(skipped + done, len(unique)), len(unique))
 
         if self.cache is not None:
-            stats = getattr(self.cache, "stats", None)  # kgkit.io.cache.Cache counts its misses up front
-            misses = stats.misses.get("embed", 0) if stats is not None else None
-
-            def first(n: int) -> None:
-                nonlocal skipped
-                if misses is not None and done == 0:
-                    skipped = len(unique) - (stats.misses.get("embed", 0) - misses)
-                report(n)
-
-            rows = self.cache.map(embed_rows, ordered, batch_size=64, on_batch=first, embedder=self.embedder)
+            rows = self.cache.map(embed_rows, ordered, batch_size=64, on_batch=report, embedder=self.embedder)
         else:
             found: dict[str, np.ndarray] = {}
             for start in range(0, len(unique), 64):
@@ -513,7 +508,7 @@ class SearchIndex:
             walk = {}
             if filters.as_of is not None:
                 live = self.mask(Filters(as_of=filters.as_of))
-                walk = dict(zip(("indptr", "indices"), graph.without_relations(lambda r: bool(live[r]))))
+                walk = dict(zip(("indptr", "indices"), graph.without_relations(live)))
             live_rows = self.keyword.alive.view() if allowed is None else allowed
             rows, scores = graph.rank(seeds, allowed=live_rows, limit=depth, restart=config.graph_restart, **walk)
             ranked["graph"] = (rows, scores)
@@ -524,7 +519,7 @@ class SearchIndex:
         detail = {c: {int(r): (i + 1, float(v)) for i, (r, v) in enumerate(zip(rows, scores))}
                   for c, (rows, scores) in ranked.items()}
         matches: dict[int, str] = {}
-        if self.config.names and terms:
+        if config.names and terms:
             relations = [r for r in ranked["keyword"][0].tolist() if self._kind.data[r] == RELATION] \
                 if "keyword" in ranked else []
             fused, matches = self._name_first(query, terms, fused, allowed, relations)
