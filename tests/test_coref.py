@@ -36,9 +36,18 @@ def test_one_type_per_name_with_the_corpus_vote_and_its_evidence(general_domain:
                                                            entity("Burma", "Location", 50, "Location:1")))
     out = coref_documents([document("a", a), document("b", b)], domain=general_domain)
     types = {(d.document_id, e.type) for d in out for c in d.chunks for e in c.extraction.entities}
-    assert types == {("a", "Location"), ("b", "Location")}  # a's single Person vote loses to half of b's 3.2
+    assert types == {("a", "Location"), ("b", "Location")}  # a's single Person vote loses to half of b's 2.5
     evidence = out[0].chunks[0].extraction.entities[0].attributes["type_votes"]
-    assert evidence == "doc Person:1 | corpus Location:3.2"
+    assert evidence == "doc Person:1 | corpus Location:2.5"  # b: the strongest 2.2 plus 0.3 of the other 1
+
+
+def test_a_label_repeated_on_every_mention_does_not_outvote_a_classifying_noun(general_domain: Domain) -> None:
+    # "Leonessa is a town ... Leonessa is known ... Leonessa is twinned": spaCy says PERSON four times
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Leonessa", "Location", 0, "Location:2.5,Person:1"), *(entity("Leonessa", "Person", 40 * k, "Person:1")
+                                                                      for k in (1, 2, 3))))
+    [out] = coref_documents([document("d", te)], domain=general_domain)
+    assert {e.type for e in out.chunks[0].extraction.entities} == {"Location"}  # 2.5 against 1 + 0.3 * 3
 
 
 def test_surnames_stand_for_the_full_name_across_chunks_and_relations_follow(general_domain: Domain) -> None:
@@ -89,3 +98,39 @@ def test_llm_extractions_pass_through_unchanged(general_domain: Domain) -> None:
         entity("Franklin D. Roosevelt", "Person", 0), entity("Roosevelt", "Organization", 30)))
     doc = document("d", te)
     assert coref_documents([doc], domain=general_domain) == [doc]
+
+
+def test_a_surname_spacy_called_a_place_still_stands_for_the_person(general_domain: Domain) -> None:
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("M. Sasikumar", "Person", 0), entity("Sasikumar", "Location", 40, "Location:1"),
+        entity("Madurai", "Location", 80, "Location:1.8")))  # a bare GPE label is no evidence of a place
+    [out] = coref_documents([document("d", te)], domain=general_domain)
+    assert [(e.name, e.type) for e in out.chunks[0].extraction.entities] == [
+        ("M. Sasikumar", "Person"), ("M. Sasikumar", "Person"), ("Madurai", "Location")]
+
+
+def test_untyped_proper_noun_runs_are_kept_only_with_corpus_evidence(general_domain: Domain) -> None:
+    text = ("Ebenezer Scrooge sat. Master Scrooge laughed. He met Old Crow Medicine Show and the Census "
+            "and Special Recognition. The census had a special recognition.")
+    at = {w: text.index(w) for w in ("Ebenezer Scrooge", "Master Scrooge", "Old Crow Medicine Show", "Census",
+                                     "Special Recognition")}
+
+    def untyped(name: str) -> ExtractedEntity:
+        return ExtractedEntity(name=name, type="Other", label="NAME", span=Span(start=at[name], end=at[name] + len(name)),
+                               attributes={"votes": "Other:0.1"})
+
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Ebenezer Scrooge", "Person", 0), untyped("Master Scrooge"), untyped("Old Crow Medicine Show"),
+        untyped("Census"), untyped("Special Recognition")))
+    [out] = coref_documents([document("d", te)], domain=general_domain, texts={"d": text})
+    assert [(e.name, e.type) for e in out.chunks[0].extraction.entities] == [
+        ("Ebenezer Scrooge", "Person"), ("Ebenezer Scrooge", "Person"),  # "Master Scrooge" is Scrooge
+        ("Old Crow Medicine Show", "Other")]  # "Crow" is never written in lower case; the others are common words
+
+
+def test_one_word_names_mostly_written_in_lower_case_are_dropped(general_domain: Domain) -> None:
+    text = "In pursuance of my Constitutional duty. A constitutional issue, constitutional law, constitutional rights."
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Constitutional", "Law", text.index("Constitutional"), "Law:1"),))
+    [out] = coref_documents([document("d", te)], domain=general_domain, texts={"d": text})
+    assert out.chunks[0].extraction.entities == ()

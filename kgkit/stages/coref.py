@@ -43,6 +43,10 @@ from kgkit.core.stage import stage
 __all__ = ["coref_documents", "parse_votes"]
 
 CORPUS_WEIGHT = 0.5  # the other documents' votes count half
+PLACE_EVIDENCE = 1.5  # a place vote above this (a label and a cue) keeps a name from standing for a person
+REPEAT_WEIGHT = 0.3
+LOWER_RATIO = 3  # a one-word name written in lower case this many times as often as capitalised is a common word
+UNTYPED_LABEL = "NAME"  # the offline extractor's label for a proper-noun run its NER left out  # within a document, every mention's vote but the strongest counts this share
 _PARTICLES = frozenset(["de", "del", "della", "der", "di", "da", "das", "do", "dos", "du", "la", "le", "van", "von", "ten", "ter", "al", "el", "bin", "ibn", "ben", "st", "st.", "jr", "jr.", "sr", "sr."])
 _FUNCTION = frozenset(["of", "the", "and", "for", "on", "in", "at", "to", "&", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
@@ -91,19 +95,33 @@ def coref_documents(extractions: Sequence[DocumentExtraction], *, domain: Domain
     corpus: dict[str, Counter] = defaultdict(Counter)
     for d in extractions:
         info = _Doc()
+        weights: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for ci, chunk in enumerate(d.chunks):
             if not _offline(chunk):
                 continue
             for ei, e in enumerate(chunk.extraction.entities):
                 info.mentions.append((ci, ei, e))
                 for t, w in _mention_votes(e).items():
-                    info.votes[_key(e.name)][t] += w
+                    weights[_key(e.name)][t].append(w)
+        for name, by_type in weights.items():
+            info.votes[name] = Counter({t: _repeated(ws) for t, ws in by_type.items()})
         for name, votes in info.votes.items():
             corpus[name].update(votes)
         docs.append(info)
     words = _WordStats(texts) if texts else None
     return [_refine(d, info, corpus, domain, words, texts.get(d.document_id) if texts else None)
             for d, info in zip(extractions, docs)]
+
+
+def _repeated(weights: list[float]) -> float:
+    """A type's vote in a document: its strongest mention's vote, plus REPEAT_WEIGHT of the others' (a label
+    repeated on every mention says less than one mention with a classifying noun: "Leonessa is a town ...").
+
+    >>> _repeated([1.0, 1.0, 1.0, 2.5])
+    3.4
+    """
+    ordered = sorted(weights, reverse=True)
+    return round(ordered[0] + REPEAT_WEIGHT * sum(ordered[1:]), 2)
 
 
 def _type_for(name: str, info: _Doc, corpus: dict[str, Counter], fallback: str) -> tuple[str, str]:
@@ -166,6 +184,12 @@ class _WordStats:
         low = word.lower()
         return self.lower[low] > 0 and self.inner[low] == 0
 
+    def mostly_lower(self, word: str) -> bool:
+        """Written in lower case at least LOWER_RATIO times as often as capitalised inside a sentence (and at
+        least three times): a common word ("Constitutional", "Reconstruction"), not a name."""
+        low = word.lower()
+        return self.lower[low] >= max(3, LOWER_RATIO * self.inner[low])
+
 
 def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, Counter], domain: Domain,
             words: _WordStats | None, text: str | None) -> DocumentExtraction:
@@ -195,13 +219,15 @@ def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, Counter], domai
         if etype == org and e.name not in orgs_seen:
             orgs_seen.append(e.name)
         own = info.votes.get(key, Counter())
-        if own.get(place, 0.0) > max([w for t, w in own.items() if t != place] + [0.0]):
-            continue  # a place ("Washington" the city) stands for no person
-        if etype not in (person, org, fallback) and own.get(person, 0.0) == 0:
+        if own.get(place, 0.0) > max([w for t, w in own.items() if t != place] + [PLACE_EVIDENCE]):
+            continue  # a place ("Washington" the city) stands for no person; a bare label is not enough
+        if etype not in (person, org, fallback, place) and own.get(person, 0.0) == 0:
             continue
-        candidates = [f for f in persons_seen if f != e.name and _is_alias(tokens, _tokens(f))]
+        # an untyped run ending in a person's surname ("Master Scrooge", "Whereat Scrooge") stands for the person
+        short = tokens[-1:] if e.label == UNTYPED_LABEL and len(tokens) > 1 and etype == fallback else tokens
+        candidates = [f for f in persons_seen if f != e.name and _is_alias(short, _tokens(f))]
         if not candidates:
-            candidates = [f for f in full_persons if f != e.name and _is_alias(tokens, _tokens(f))]
+            candidates = [f for f in full_persons if f != e.name and _is_alias(short, _tokens(f))]
             candidates = candidates if len(candidates) == 1 else []
         if candidates:
             target[(ci, ei)] = candidates[-1]
@@ -218,8 +244,9 @@ def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, Counter], domai
             if e.span is not None and (ci, _ei) not in target and len(_tokens(e.name)) == 1:
                 at = chunk_start[ci] + e.span.start
                 starts[_key(e.name)].append(bool(_SENTENCE_START.search(text[max(0, at - 4) : at])))
-        dropped = {k for k, flags in starts.items() if all(flags) and types[k][0] != person
-                   and words.only_opens_sentences(first_name[k])}
+        dropped = {k for k, flags in starts.items() if types[k][0] != person
+                   and ((all(flags) and words.only_opens_sentences(first_name[k])) or words.mostly_lower(first_name[k]))}
+    dropped |= _untyped_names(ordered, target, types, fallback, words)
     # rewrite the chunks
     renamed: dict[tuple[str, str], Counter] = defaultdict(Counter)  # per chunk: (name, type) -> new names
     chunks = []
@@ -260,6 +287,26 @@ def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, Counter], domai
         chunks.append(chunk.model_copy(update={"extraction": ext.model_copy(update={
             "entities": tuple(new_entities), "relations": tuple(new_relations)})}))
     return d.model_copy(update={"chunks": tuple(chunks)})
+
+
+def _untyped_names(ordered: list[tuple[int, int, ExtractedEntity]], target: dict[tuple[int, int], str],
+                   types: dict[str, tuple[str, str]], fallback: str, words: _WordStats | None) -> set[str]:
+    """Names found only as untyped proper-noun runs (label "NAME") that stand for no full name, when one word
+    the corpus also writes in lower case ("Census"), or one word or words all written in lower case elsewhere
+    ("Special Recognition") that nothing in the document or the corpus typed. "Old Crow Medicine Show" stays
+    (as `fallback` unless the corpus typed it): "Crow" is never written in lower case."""
+    kept: set[str] = set()
+    candidates: set[str] = set()
+    for ci, ei, e in ordered:
+        key = _key(e.name)
+        if e.label != UNTYPED_LABEL or (ci, ei) in target:
+            kept.add(key)
+            continue
+        single = len(_tokens(e.name)) == 1
+        common = words is not None and all(words.lower[w.lower()] > 0 for w in _tokens(e.name) if w.lower() not in _FUNCTION)
+        if (types[key][0] == fallback and (single or common)) or (single and common):
+            candidates.add(key)
+    return candidates - kept
 
 
 def _retyped(r: ExtractedRelation, source: tuple[str, str], target: tuple[str, str], domain: Domain) -> ExtractedRelation:

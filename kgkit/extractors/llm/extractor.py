@@ -52,6 +52,7 @@ from kgkit.extractors.llm import context as context_prompt
 from kgkit.extractors.llm import prompt as extraction_prompt
 from kgkit.extractors.llm.prompt import ExtractionInput, ExtractionResponse
 from kgkit.extractors.llm.quotes import find_quote
+from kgkit.extractors.offline.lexicon import names_nothing, split_title
 from kgkit.llm.client import Answer, LLMClient, Preflight, run_sync
 from kgkit.llm.errors import PREFLIGHT_PREFIX, PreflightError, clean
 from kgkit.llm.options import LLMOptions
@@ -234,27 +235,34 @@ class LLMExtractor:
 def to_records(resp: ExtractionResponse, *, text: str, domain: Domain) -> tuple[tuple[ExtractedEntity, ...],
                                                                                  tuple[ExtractedRelation, ...]]:
     """Validated model output -> kgkit records: canonical names, spans located in the chunk, the exact quote as
-    evidence, signature violations flagged (`attributes["signature"] == "violation"`), never rewritten."""
+    evidence, signature violations flagged (`attributes["signature"] == "violation"`), never rewritten. The
+    offline extractor's name filters apply too: names made only of generic words and titles are dropped with
+    their relations, a person's leading titles become the `title` attribute."""
     entities: dict[tuple[str, str], ExtractedEntity] = {}
     types: dict[str, str] = {}
+    names: dict[str, str] = {}  # name as the model wrote it -> the record's name
+    person = domain.entity_type_for_label("PERSON")
     for e in resp.entities:
-        name = domain.canonical_name(clean(e.name, MAX_NAME_CHARS))  # no control characters in a name
-        if not name:
-            continue
+        name = clean(e.name, MAX_NAME_CHARS)  # no control characters in a name
+        if not name or names_nothing(name):
+            continue  # the offline extractor's filters: "the Government", "the President" name nothing
+        title, name = split_title(name) if e.type == person else ("", name)  # "Prime Minister Churchill"
+        name = domain.canonical_name(name)
         types.setdefault(e.name, e.type)
+        names.setdefault(e.name, name)
         if (name, e.type) not in entities:
             entities[(name, e.type)] = ExtractedEntity(name=name, type=e.type, span=find_quote(e.name, text),
-                                                       label=e.type, confidence=ENTITY_CONFIDENCE)
+                                                       label=e.type, confidence=ENTITY_CONFIDENCE,
+                                                       attributes={"title": title} if title else {})
     relations: dict[tuple[object, ...], ExtractedRelation] = {}
     for r in resp.relations:
         span = find_quote(r.evidence, text)
         if span is None or r.source not in types or r.target not in types:
-            continue  # the response model rejects these; kept out if validation was bypassed
+            continue  # the response model rejects these (or the filters dropped an end)
         src_type, dst_type = types[r.source], types[r.target]
         attributes = {} if domain.allows(r.type, src_type, dst_type) else {"signature": "violation"}
         rel = ExtractedRelation(
-            source=domain.canonical_name(clean(r.source, MAX_NAME_CHARS)), source_type=src_type,
-            target=domain.canonical_name(clean(r.target, MAX_NAME_CHARS)), target_type=dst_type, type=r.type,
+            source=names[r.source], source_type=src_type, target=names[r.target], target_type=dst_type, type=r.type,
             evidence=text[span.start:span.end], evidence_span=span, negated=r.negated,
             confidence=RELATION_CONFIDENCE, valid_at=r.valid_at, attributes=attributes,
         )

@@ -39,7 +39,7 @@ from kgkit.extractors.llm.context import short_summary
 from kgkit.extractors.llm.quotes import find_quote
 from kgkit.llm.validation import validation_context as current_context
 
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 SUMMARY_REQUEST = f"""
 This chunk opens a longer document. Also write `summary`: at most {SUMMARY_MAX_WORDS} words on what the document is \
 about (its subject, main people, organisations and places, and its time), from this text only; it is given to \
@@ -51,11 +51,21 @@ Return the named entities the chunk mentions and the relations the chunk states 
 Rules:
 - Use only the entity types and relation types listed; when no specific type fits, use {fallback_entity} for an \
 entity and {fallback_relation} for a relation.
-- Name entities as the text names them (full name at first mention); do not invent entities.
+- Name entities as the text names them (full name at first mention); do not invent entities. A later short \
+form ("Roosevelt", "the Act") is the same entity: use the full name.
+- Only named things are entities: not headings, page numbers, licence or publisher boilerplate, generic \
+capitalised words ("the Government", "the Nation", "Federal"), nor a title or role alone ("the President", \
+"Secretary of State"). A person's name goes without the title ("Prime Minister Churchill" -> "Churchill").
+- Give one name one type. A place stays a place even when it acts ("Japan attacked", "Washington agreed" \
+when Washington is the city); a book, film or song is a work, not a person.
 - Every relation links two entities from your entity list (by their exact name) and carries `evidence`: a short \
 quote copied verbatim from the chunk that states the relation.
-- Mark `negated` when the text says the relation does not hold; give `valid_at` (ISO date) only when the text \
-says when it held.
+- Mark `negated` when the text says the relation does not hold; leave out a relation the text only hopes for, \
+plans, proposes or states as a condition ("if Japan attacks ..."); give `valid_at` (ISO date) only when the \
+text says when it held.
+- Example: "At Potsdam, Marshal Stalin and Prime Minister Attlee met." -> entities Potsdam (a place), Stalin \
+and Attlee (persons); relations Stalin -> Attlee (a meeting), Stalin -> Potsdam and Attlee -> Potsdam (being \
+there), each with that sentence as evidence, in the types listed below.
 - Return empty lists when the chunk states nothing of interest."""
 
 USER = """Entity types:

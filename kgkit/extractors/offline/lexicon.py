@@ -9,11 +9,12 @@ German film", "the cruiser X").
 from __future__ import annotations
 
 __all__ = ["CLASSIFIERS", "DIRECTIONAL", "GENERIC", "HEADS", "HONORIFICS", "HYPOTHETICAL", "LOCATIVE", "MODAL",
-           "MOTION", "NAME_PARTICLES", "NEGATING", "PREFIXES", "SEIZED", "SUFFIXES", "TITLES"]
+           "MOTION", "NAME_PARTICLES", "NEGATING", "PREFIXES", "SEIZED", "SUFFIXES", "TITLES", "names_nothing",
+           "split_title"]
 
 HONORIFICS = frozenset(["mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "sir", "dame", "lady", "lord", "madame", "madam", "mme", "mme.", "mlle", "monsieur", "herr", "frau", "signor", "señor", "senor", "don", "doña", "messrs", "messrs.", "mister", "uncle", "aunt"])
 
-TITLES = HONORIFICS | frozenset(["president", "presidents", "vice", "prime", "minister", "ministers", "premier", "chancellor", "secretary", "secretaries", "general", "generals", "marshal", "marshals", "field", "admiral", "admirals", "commodore", "captain", "capt", "capt.", "colonel", "col", "col.", "lieutenant", "lt", "lt.", "sergeant", "sgt", "sgt.", "corporal", "commander", "commanders", "chief", "king", "kings", "queen", "queens", "emperor", "empress", "prince", "princess", "duke", "duchess", "archduke", "count", "countess", "baron", "baroness", "earl", "viscount", "marquess", "pope", "cardinal", "bishop", "archbishop", "rabbi", "imam", "reverend", "rev", "rev.", "father", "senator", "senators", "sen", "sen.", "congressman", "congresswoman", "representative", "rep", "rep.", "governor", "governors", "gov", "gov.", "mayor", "judge", "justice", "ambassador", "consul", "envoy", "generalissimo", "chairman", "chairwoman", "superintendent", "commissioner", "attorney", "treasurer", "speaker", "czar", "tsar", "tsarina", "kaiser", "shah", "sultan", "caliph", "pharaoh", "professor", "prof", "prof.", "dean", "gen", "gen.", "adm", "adm.", "maj", "maj.", "major", "pres", "pres.", "hon", "hon.", "comrade", "deacon", "producer", "writer", "editor", "director", "composer", "head", "deputy", "assistant", "prophet", "saint"])
+TITLES = HONORIFICS | frozenset(["president", "presidents", "vice", "prime", "minister", "ministers", "premier", "chancellor", "secretary", "secretaries", "general", "generals", "marshal", "marshals", "field", "admiral", "admirals", "commodore", "captain", "capt", "capt.", "colonel", "col", "col.", "lieutenant", "lt", "lt.", "sergeant", "sgt", "sgt.", "corporal", "commander", "commanders", "chief", "king", "kings", "queen", "queens", "emperor", "empress", "prince", "princess", "duke", "duchess", "archduke", "count", "countess", "baron", "baroness", "earl", "viscount", "marquess", "pope", "cardinal", "bishop", "archbishop", "rabbi", "imam", "reverend", "rev", "rev.", "father", "senator", "senators", "sen", "sen.", "congressman", "congresswoman", "representative", "rep", "rep.", "governor", "governors", "gov", "gov.", "mayor", "judge", "justice", "ambassador", "consul", "envoy", "generalissimo", "chairman", "chairwoman", "superintendent", "commissioner", "attorney", "treasurer", "speaker", "czar", "tsar", "tsarina", "kaiser", "shah", "sultan", "caliph", "pharaoh", "professor", "prof", "prof.", "dean", "gen", "gen.", "adm", "adm.", "maj", "maj.", "major", "pres", "pres.", "hon", "hon.", "comrade", "deacon", "producer", "writer", "editor", "director", "composer", "head", "deputy", "assistant", "prophet", "saint", "officer", "viceroy", "commandant"])
 
 NAME_PARTICLES = frozenset(["de", "del", "della", "der", "di", "da", "das", "do", "dos", "du", "la", "le", "van", "von", "ten", "ter", "al", "el", "bin", "ibn", "ben", "st"])
 
@@ -27,20 +28,25 @@ GENERIC = frozenset(["government", "governments", "executive", "federal", "bank"
 HEADS: dict[str, str] = {}
 for _label, _words in {
     "GPE": """city county province region district municipality township prefecture oblast voivodeship canton
-        territory territories republic kingdom state""",
+        territory territories republic kingdom state governorate""",
     "LOC": """river lake mountains mountain island islands valley sea ocean bay gulf peninsula desert forest reservoir
         canal strait coast hills hill peak peaks heights falls creek harbor harbour plateau basin delta glacier reef
-        archipelago range ridge volcano""",
+        archipelago range ridge volcano fjord isthmus lagoon estuary canyon gorge cave crater beach wilderness
+        badlands waterfall""",
     "FAC": """street avenue road bridge airport station stadium arena building tower dam mall highway motorway
-        railway square cathedral palace castle monument memorial museum""",
+        railway square cathedral palace castle monument memorial museum boulevard drive trail expressway freeway
+        parkway turnpike tunnel viaduct aqueduct plaza abbey monastery chapel shrine basilica synagogue mosque
+        temple pavilion lighthouse barracks mausoleum cemetery prison theatre theater""",
     "ORG": """university college institute academy company corporation corp inc ltd llc plc party council committee
         commission association society federation league club fc army navy corps bank records press agency ministry
         department board authority bureau foundation trust orchestra airlines airways network studios entertainment
         enterprises industries systems technologies group organization organisation union brotherhood school
-        hospital church diocese senate parliament assembly congress court cabinet administration government""",
+        hospital church diocese senate parliament assembly congress court cabinet administration government
+        movement force forces brigade regiment battalion squadron fleet holdings publishing productions pictures
+        broadcasting alliance coalition""",
     "EVENT": """war wars battle olympics games championship championships cup tournament festival election elections
         revolution rebellion uprising crisis massacre siege summit expo exposition marathon prix derby bowl
-        offensive campaign""",
+        offensive campaign awards contest tour expedition ceremony""",
     "LAW": "act treaty agreement accord pact charter constitution protocol amendment code doctrine statute bill law",
 }.items():
     HEADS.update((_w, _label) for _w in _words.split())
@@ -98,3 +104,34 @@ PREFIXES = {w: label for label, words in {
 MODAL = frozenset(["would", "could", "might", "may", "should", "shall", "must", "will", "'d", "'ll", "wo"])
 HYPOTHETICAL = frozenset(["hope", "plan", "propose", "want", "wish", "seek", "try", "attempt", "intend", "threaten", "aim", "expect", "urge", "ask", "request", "consider", "suggest", "recommend"])
 NEGATING = frozenset(["fail", "refuse", "decline", "cease", "neglect"])
+
+_FUNCTION_WORDS = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with"])
+
+
+def names_nothing(name: str) -> bool:
+    """A name made only of generic capitalised words, titles and function words: "the Government", "Federal
+    Government", "President", "the Secretary of State" (also applied to LLM output).
+
+    >>> names_nothing("the Federal Government"), names_nothing("Prime Minister"), names_nothing("Bank of England")
+    (True, True, False)
+    """
+    words = [w.strip(".,;:'’\"").lower() for w in name.split()]
+    words = [w[:-2] if w.endswith(("'s", "’s")) else w for w in words if w]
+    return bool(words) and all(w in GENERIC or w in TITLES or w in _FUNCTION_WORDS or (w.endswith("s") and w[:-1] in GENERIC)
+                               for w in words)
+
+
+def split_title(name: str) -> tuple[str, str]:
+    """(title, name) for a person's name that starts with titles: "Prime Minister Churchill" -> ("Prime Minister",
+    "Churchill"); ("", name) when it does not, or when nothing but titles would be left.
+
+    >>> split_title("Prime Minister Winston Churchill"), split_title("Churchill"), split_title("General")
+    (('Prime Minister', 'Winston Churchill'), ('', 'Churchill'), ('', 'General'))
+    """
+    words = name.split()
+    n = 0
+    while n < len(words) - 1 and words[n].lower() in TITLES:
+        n += 1
+    if n == 0 or words[n].lower() in ("of", "for", "to"):
+        return "", name
+    return " ".join(words[:n]), " ".join(words[n:])

@@ -49,8 +49,10 @@ __all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of",
 
 LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
 COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 2.5
-LIST_WEIGHT, LIST_CAP, ACRONYM_WEIGHT = 0.5, 1.5, 1.2
+LIST_WEIGHT, LIST_CAP, ACRONYM_WEIGHT, NAME_WEIGHT = 0.5, 1.5, 1.2, 0.1
 NUMERIC_LABELS = ("DATE", "CARDINAL", "ORDINAL")
+NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
+# corpus-level stage (kgkit.stages.coref) finds a type for it or a full name it stands for
 QUOTED = "WORK_OF_ART "  # a quoted title: typed as spaCy's WORK_OF_ART, with the quote's vote
 
 _FUNCTION = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
@@ -116,7 +118,7 @@ def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
     heading = _heading_sentences(doc)
     out: list[Mention] = []
     for first, last, label in spans:
-        if domain.entity_type_for_label(label.strip()) is None:
+        if domain.entity_type_for_label(label.strip()) is None and label != NAME:
             continue  # a label the domain ignores (DATE, MONEY, ...)
         for part in _split(doc, first, last):
             if (m := _clean(doc, part[0], part[1], label, domain, places, heading)) is not None:
@@ -206,10 +208,11 @@ def _proper_runs(doc: Doc) -> list[tuple[int, int, str]]:
             j += 1
         tokens = list(doc[i:j])
         if len(tokens) >= 2 and sentence_of(doc, i) == sentence_of(doc, j - 1):
-            label = _head_label(tokens) or PREFIXES.get(tokens[0].lower_)
-            if label is not None:
-                start = i - 1 if label == "EVENT" and i > 0 and re.fullmatch(r"\d{4}", doc[i - 1].text) else i
-                out.append((start, j, label))
+            label = _head_label(tokens) or PREFIXES.get(tokens[0].lower_) or NAME
+            start = i - 1 if label == "EVENT" and i > 0 and re.fullmatch(r"\d{4}", doc[i - 1].text) else i
+            out.append((start, j, label))
+        elif len(tokens) == 1 and tokens[0].is_alpha and tokens[0].is_title and len(tokens[0].text) > 2:
+            out.append((i, j, NAME))
         i = max(j, i + 1)
     return out
 
@@ -296,7 +299,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     # titles: "Prime Minister Churchill" -> Churchill, title "Prime Minister"
     title_tokens: list[Token] = []
     honorific = tokens[0].lower_ in HONORIFICS
-    if honorific or label == "PERSON":
+    if honorific or label in ("PERSON", NAME):
         while len(tokens) > 1 and (tokens[0].lower_ in TITLES or (tokens[0].text in (".", "-") and title_tokens)):
             title_tokens.append(tokens.pop(0))
     if tokens and tokens[0].lower_ in ("of", "for", "to") and title_tokens:
@@ -338,8 +341,10 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         return None  # capitals in a heading-like sentence
     if len(tokens) == 1 and label != "NORP" and not quoted and tokens[0].tag_ in _NOT_NAMES:
         return None  # "Hitherto" (an adverb opening a sentence), "Were"
+    if label == NAME and tokens[-1].lower_ in TITLES:
+        return None  # "Acting Deputy Director": a role
     if title_tokens:
-        label = "PERSON" if label in ("PERSON", "ORG", "NORP") or honorific else label
+        label = "PERSON" if label in ("PERSON", "ORG", "NORP", NAME) or honorific else label
     votes = _votes(doc, tokens, name, label, title_tokens, domain, places, quoted)
     if not votes:
         return None
@@ -356,18 +361,25 @@ def _keeps_dot(name: str) -> bool:
 
 
 def _head_label(tokens: list[Token]) -> str | None:
-    """The label a name's head word implies ("Salt Lake County" -> GPE), or its first word for "X of Y" names
-    ("University of Toronto" -> ORG, "Battle of Midway" -> EVENT)."""
+    """The label a name's head word implies: the word before "of" ("University of Toronto" -> ORG, "Battle of
+    Midway" -> EVENT, "Government of the United States" -> ORG) unless the last word names a body, event or law
+    itself ("Gulf of Mexico Alliance"), else the last word ("Salt Lake County" -> GPE), else its first word
+    ("Lake Tana")."""
     words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
-    last = words[-1].lower_
-    head = HEADS.get(last) or HEADS.get(words[-1].lemma_.lower()) or HEADS.get(last[:-1] if last.endswith("s") else "")
-    if head is not None and len(tokens) > 1:
-        return head
+    of = next((n for n, t in enumerate(words) if t.lower_ == "of"), 0)
+    last = _head_word(words[-1])
+    if of > 0 and (head := _head_word(words[of - 1])) is not None and last in (None, "GPE", "LOC"):
+        return head  # "Government of the United States", "Gulf of Mexico", not "Gulf of Mexico Alliance"
+    if last is not None and len(tokens) > 1:
+        return last
     if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
         return label
-    if len(tokens) > 2 and tokens[1].lower_ == "of":
-        return HEADS.get(tokens[0].lower_)
     return None
+
+
+def _head_word(token: Token) -> str | None:
+    word = token.lower_
+    return HEADS.get(word) or HEADS.get(token.lemma_.lower()) or HEADS.get(word[:-1] if word.endswith("s") else "")
 
 
 def _outside_title(doc: Doc, token: Token) -> str:
@@ -437,8 +449,8 @@ def _votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Tok
             add("GPE", PLACE_WEIGHT if len(tokens) > 1 else SHORT_PLACE_WEIGHT)
         prep = tokens[-1].head
         if tokens[-1].dep_ == "pobj" and (
-            (label in ("PERSON", "PRODUCT") and prep.lower_ in LOCATIVE)
-                or (label in ("PERSON", "PRODUCT", "ORG", "WORK_OF_ART")
+            (label in ("PERSON", "PRODUCT", NAME) and prep.lower_ in LOCATIVE)
+                or (label in ("PERSON", "PRODUCT", "ORG", "WORK_OF_ART", NAME)
                     and ((prep.lower_ in DIRECTIONAL and prep.head.lemma_.lower() in MOTION)
                          or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)))):
             add("GPE", LOCATIVE_WEIGHT)  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
@@ -446,4 +458,6 @@ def _votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Tok
             add("ORG", ACRONYM_WEIGHT)  # "N.R.A.": dotted capitals that are no known place
     if quoted:
         add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
+    if label == NAME and not votes:
+        votes[domain.fallback_entity_type] = NAME_WEIGHT  # nothing says what it is: the corpus may
     return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))

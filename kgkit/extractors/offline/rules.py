@@ -20,9 +20,14 @@ see kgkit.extractors.offline.CONFIDENCE):
   Party" -> "poss in".
 - ``noun-prep`` and ``co-subject`` (typed only): "the Japanese attack on Pearl Harbor" -> "attack on";
   "Stalin and Churchill met" -> "meet with".
+- ``kind-of``: "the U.S. state of Oregon", "the U.S. states of Iowa and Ohio" -> each in the first place.
+- ``gazetteer`` / ``gazetteer-far``: a city or region and its country named in one sentence / one piece.
+- ``transitive`` (kgkit.extractors.offline.extractor): A in B and B in C -> A in C, across sentences.
 
 "he" and "she" stand for the last person named as a subject in the three sentences before (or earlier in the
-same sentence). Conjunctions distribute. A `neg` child, "never", "no" on the object or a verb like "failed to"
+same sentence); when a piece opens by defining its topic ("Yandina is a town ...", "X is an American writer"),
+"it", "its", "they" (or "he", "she", "his", "her" for a person) and "the town" stand for that topic. A place is
+a place by spaCy's label or by its voted type ("Lambton County", that spaCy calls ORG). Conjunctions distribute. A `neg` child, "never", "no" on the object or a verb like "failed to"
 marks a relation negated; a modal ("would", "may", "will"), a condition ("if", "unless"), a question or a verb
 like "plan to" / "hope to" makes it hypothetical: it is not asserted (dropped).
 """
@@ -48,6 +53,8 @@ MAX_COOCCURRING = 5  # sentences naming more entities than this are lists: no co
 _OBJECT_DEPS = ("dobj", "attr", "oprd", "dative")
 _MODIFIER_DEPS = ("poss", "amod", "compound", "nmod")
 _PRONOUNS = frozenset({"he", "she", "him"})
+_PERSONAL = frozenset({"he", "she", "his", "her"})  # pronouns for a person topic
+_IMPERSONAL = frozenset({"it", "its", "they", "their"})  # ... for any other topic (a band: "they")
 _WORK_TYPES = ("WORK_OF_ART", "PRODUCT", "LAW")
 _PLACE_LABELS = ("GPE", "LOC", "FAC")
 
@@ -64,31 +71,65 @@ class Rel:
 
 
 def antecedents(doc: Doc, by_token: dict[int, Mention], person_type: str) -> dict[int, Mention]:
-    """Pronoun token -> the person it stands for: the last person named as a subject in the three sentences
-    before it, or earlier in its own sentence."""
+    """Pronoun token -> the entity it stands for. "he" / "she" / "him": the last person named as a subject in
+    the three sentences before it, or earlier in its own sentence. Failing that, and for "it" / "its" / "his" /
+    "her" / "they" / "their", the piece's topic (`topic`): the entity a definitional first sentence is about
+    ("Leonessa is a town ..." -> "It lies in ...", "The town lies in ...")."""
     out: dict[int, Mention] = {}
     sents = list(doc.sents)
     subjects: list[tuple[int, Mention]] = []  # (sentence number, mention)
+    topic = _topic(doc, by_token, sents)
+    own_pronouns = (_PERSONAL if topic.type == person_type else _IMPERSONAL) if topic is not None else frozenset()
+    kinds = {n.lemma_.lower() for c in sents[0].root.children if c.dep_ == "attr" for n in (c, *c.conjuncts)} \
+        if topic is not None else set()  # "a town and comune": "the town" is the topic too
     for n, sent in enumerate(sents):
         for t in sent:
-            if t.lower_ in _PRONOUNS and t.pos_ == "PRON" and t.i not in by_token:
-                own = [m for i, m in by_token.items() if sent.start <= i < t.i and m.type == person_type]
-                recent = [m for k, m in subjects if n - 3 <= k < n]
-                if own:
-                    out[t.i] = own[-1]
-                elif recent:
-                    out[t.i] = recent[-1]
+            if t.pos_ == "PRON" and t.i not in by_token:
+                if n > 0 and t.i == sent.start and t.lower_ in own_pronouns:
+                    out[t.i] = topic  # type: ignore[assignment]  # "He ..." opening a sentence of a biography
+                elif t.lower_ in _PRONOUNS:
+                    own = [m for i, m in by_token.items() if sent.start <= i < t.i and m.type == person_type]
+                    recent = [m for k, m in subjects if n - 3 <= k < n]
+                    if own:
+                        out[t.i] = own[-1]
+                    elif recent:
+                        out[t.i] = recent[-1]
+                if t.i not in out and n > 0 and t.lower_ in own_pronouns and t.dep_ in ("nsubj", "nsubjpass", "poss"):
+                    out[t.i] = topic  # type: ignore[assignment]
+            elif n > 0 and t.pos_ == "NOUN" and t.lemma_.lower() in kinds and t.i not in by_token \
+                    and any(c.dep_ == "det" and c.lower_ in ("the", "this") for c in t.children) \
+                    and not any(c.dep_ in ("compound", "amod", "prep", "poss") for c in t.children):
+                out[t.i] = topic  # type: ignore[assignment]  # "The town lies on ..."
             m = by_token.get(t.i)
             if m is not None and m.type == person_type and t.dep_ in ("nsubj", "nsubjpass"):
                 subjects.append((n, m))
     return out
 
 
+def _topic(doc: Doc, by_token: dict[int, Mention], sents: list) -> Mention | None:
+    """The entity a piece is about, when its first sentence defines it: the named subject of "be" with a noun
+    complement ("Yandina is a town on ...", "X (born 1950) was an American actor")."""
+    if not sents:
+        return None
+    first = sents[0]
+    root = first.root
+    if root.lemma_ != "be" or not any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in root.children):
+        return None
+    subjects = [c for c in root.children if c.dep_ == "nsubj" and c.i in by_token]
+    if not subjects or by_token[subjects[0].i].label in ("NORP", "LANGUAGE"):
+        return None
+    return by_token[subjects[0].i]
+
+
 class Rules:
     """The dependency patterns over one parsed piece; `relations()` yields candidates in token order."""
 
-    def __init__(self, doc: Doc, by_token: dict[int, Mention], places: Places) -> None:
-        self.doc, self.by_token, self.places = doc, by_token, places
+    def __init__(self, doc: Doc, by_token: dict[int, Mention], places: Places, place_type: str = "Location") -> None:
+        self.doc, self.by_token, self.places, self.place_type = doc, by_token, places, place_type
+
+    def is_place(self, m: Mention) -> bool:
+        """A place by spaCy's label or by its voted type ("Lambton County", that spaCy calls ORG)."""
+        return m.label in _PLACE_LABELS or m.type == self.place_type
 
     def mention(self, token: Token) -> Mention | None:
         """The entity containing the token (any token of it: compounds included), or, for a noun describing an
@@ -138,7 +179,7 @@ class Rules:
     def possessive(self, owner: Mention, owned: Mention, token: Token) -> Iterator[Rel]:
         if owned.label in _WORK_TYPES and owner.label in ("PERSON", "ORG"):
             yield Rel(owner, owned, ("poss author", "poss"), "poss", False, token.i)
-        elif owner.label in _PLACE_LABELS and owned.label in (*_PLACE_LABELS, "ORG", "EVENT"):
+        elif self.is_place(owner) and (self.is_place(owned) or owned.label in ("ORG", "EVENT")):
             yield Rel(owned, owner, ("poss in", "poss"), "poss", False, token.i)
         else:
             yield Rel(owned, owner, ("poss",), "poss", False, token.i)
@@ -217,7 +258,7 @@ class Rules:
             return
         first, second = self.by_token.get(head.i), self.by_token.get(appos.i)
         if first is not None and second is not None:
-            if first != second and not (first.label in _PLACE_LABELS and second.label in _PLACE_LABELS):
+            if first != second and not (self.is_place(first) and self.is_place(second)):
                 yield Rel(first, second, ("appos",), "appos", False, head.i)  # places: the chain rule
             return
         entity, noun = (first, appos) if first is not None else (second, head)
@@ -256,27 +297,50 @@ class Rules:
                 yield Rel(b, a, ("nationality",), "nationality", False, b.first, _hypothetical(self.doc[b.last - 1]))
 
     def gazetteer_pairs(self, mentions: list[Mention], related: list[Rel]) -> Iterator[Rel]:
-        """Two places of one sentence that no rule related, one known to lie in the other ("Vancouver ...
-        Canada"): "locate in", on the gazetteer's word."""
+        """Two places of one piece that no rule related, a city or region known to lie in a country ("Vancouver
+        ... Canada"): "locate in", on the gazetteer's word ("gazetteer" in one sentence, "gazetteer-far" across
+        sentences, where a region must belong to one country only and a city name's largest bearer decides)."""
         linked = {frozenset((r.source.name, r.target.name)) for r in related}
-        places = [m for m in mentions if m.label in ("GPE", "LOC")]
-        for n, a in enumerate(places):
-            for b in places[n + 1 :]:
-                if sentence_of(self.doc, a.first) != sentence_of(self.doc, b.first) or frozenset((a.name, b.name)) in linked \
-                        or a.name == b.name:
+        by_name: dict[str, list[Mention]] = {}
+        for m in mentions:
+            if m.label in ("GPE", "LOC") or m.type == self.place_type:
+                by_name.setdefault(m.name, []).append(m)
+        countries = [ms for name, ms in by_name.items() if self.places.kind(name) == "country"]
+        for name, inners in by_name.items():
+            kind = self.places.kind(name)
+            if kind not in ("city", "region"):
+                continue
+            for outers in countries:
+                if frozenset((name, outers[0].name)) in linked or not self.places.may_contain(outers[0].name, name):
                     continue
-                for inner, outer in ((a, b), (b, a)):
-                    if self.places.may_contain(outer.name, inner.name) and self.places.kind(outer.name) == "country" \
-                            and self.places.kind(inner.name) in ("city", "region"):
-                        yield Rel(inner, outer, ("locate in",), "gazetteer", False, inner.first)
-                        break
+                both = [(a, b) for a in inners for b in outers
+                        if sentence_of(self.doc, a.first) == sentence_of(self.doc, b.first)]
+                if both:
+                    yield Rel(both[0][0], both[0][1], ("locate in",), "gazetteer", False, both[0][0].first)
+                elif kind == "city" or len(self.places.codes(name)) == 1:
+                    yield Rel(inners[0], outers[0], ("locate in",), "gazetteer-far", False, inners[0].first)
+
+    def kind_of(self, mentions: list[Mention]) -> Iterator[Rel]:
+        """"the U.S. state of Arizona", "the Canadian province of Saskatchewan", "the U.S. states of Iowa and
+        Ohio": a place, a noun naming a kind of place, "of", places -> each of those lies in the first."""
+        for outer, inner in itertools.pairwise(mentions):
+            between = self.doc[outer.last : inner.first]
+            if not (self.is_place(outer) and self.is_place(inner)) or len(between) != 2 or between[1].lower_ != "of" \
+                    or CLASSIFIERS.get(between[0].lemma_.lower()) not in ("GPE", "LOC"):
+                continue
+            root = self.doc[inner.last - 1]
+            for t in (root, *root.conjuncts):
+                m = self.by_token.get(t.i)
+                if m is not None and m != outer and self.is_place(m) and m.name != outer.name \
+                        and self.places.may_contain(outer.name, m.name, main=False) is not False:
+                    yield Rel(m, outer, ("locate in",), "kind-of", False, m.first)
 
     def chains(self, mentions: list[Mention]) -> list[list[Mention]]:
         """Places in a row separated by a comma (", in" too): "Salt Lake City, Utah, United States"."""
         out: list[list[Mention]] = []
         current: list[Mention] = []
         for m in mentions:
-            if m.label not in _PLACE_LABELS:
+            if not self.is_place(m):
                 continue
             if current and sentence_of(self.doc, current[-1].last - 1) == sentence_of(self.doc, m.first):
                 between = [t.lower_ for t in self.doc[current[-1].last : m.first]]
