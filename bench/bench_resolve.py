@@ -6,6 +6,7 @@ back, the near-miss trap set, and candidate-generation time.
                                                         # (b) PATSTAT + FEBRL vs a rapidfuzz baseline
                                                         # (c) candidate generation time, 10k / 100k entities
                                                         # (d) the near-miss trap set (tests/data/near_miss_pairs.csv)
+    .venv/bin/python bench/bench_resolve_learned.py     # the learned scorer on every set, held out by data set
 
 Needs ../shared (the generator and the ER data sets) for (a)-(c); they are skipped with a message when it is
 absent. sift-kg runs from its own venv (SIFTKG_VENV, default /tmp/siftkg-venv) when present, else its column is

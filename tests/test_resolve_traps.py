@@ -97,3 +97,18 @@ def test_without_the_guards_the_policy_would_merge_many_of_them(trap_graph, caps
     with capsys.disabled():
         print(f"\ntrap set without the guards: {hits} of {len(rows)} pairs merged by the policy")
     assert hits >= 30
+
+
+def test_the_learned_policy_merges_none_of_them_either(trap_graph, capsys):
+    """The learned scorer (the shipped prior, pairs the graph proposes added) at min_probability 0.99."""
+    from kgkit.stages.resolve.learned import learned_candidates
+    from kgkit.stages.resolve.prior import PRIOR_MODEL
+
+    cands = learned_candidates(trap_graph, merge_candidates(trap_graph), [], PRIOR_MODEL)
+    decisions = decide(cands, policy=Policy(min_probability=0.99), at=AT)
+    merged = {frozenset(d.subjects) for d in decisions if d.kind == "merge"}
+    assert [(c.source_name, c.target_name) for c in cands if frozenset((c.source, c.target)) in merged] == []
+    unguarded = decide(cands, policy=Policy(min_probability=0.99, guards=False), at=AT)
+    with capsys.disabled():
+        print(f"\ntrap set, learned policy: 0 merged; with the guards off the model alone would merge "
+              f"{sum(d.kind == 'merge' for d in unguarded)}")

@@ -33,6 +33,9 @@ def resolve_cmd(
                               "(vectors cached in WORKSPACE/cache)."),
     auto_accept: float = typer.Option(0.9, help="Policy: merge unique same-type candidates scoring at least this."),
     margin: float = typer.Option(0.05, help="A best match must lead the runner-up by this, else it is ambiguous."),
+    min_probability: float | None = typer.Option(
+        None, help="Learned scorer: score candidates (and pairs the graph proposes) with the shipped prior updated by "
+        "your decisions, merge only at this probability or above (e.g. 0.99); review asks the closest calls first."),
     as_json: bool = o.JSON,
     lock_timeout: float = o.LOCK_TIMEOUT,
 ) -> None:
@@ -50,7 +53,7 @@ def resolve_cmd(
     with o.workspace_errors():
         try:
             found = resolve(ws, embedder=embedder, auto_accept=auto_accept, margin=margin, at=o.now(),
-                            lock_timeout=lock_timeout)
+                            lock_timeout=lock_timeout, min_probability=min_probability)
         except _decision_errors() as exc:
             o.fail(f"decisions file error: {exc}\nnothing was changed")
     summary = {**found.summary(), "decisions_file": str(ws.path("decisions.yaml"))}
@@ -104,7 +107,9 @@ def review_cmd(
     done, vetoed = 0, []
     for n, c in enumerate(todo, 1):
         d = earlier(c)
-        table = Table(title=f"{n}/{len(todo)}  score {c.score:.2f}  {c.verdict}  ({c.step})", show_header=False)
+        probability = (c.features or {}).get("probability")  # the learned scorer's, when it scored the pair
+        sure = f"  p(same) {float(probability):.2f}" if probability is not None else ""
+        table = Table(title=f"{n}/{len(todo)}  score {c.score:.2f}{sure}  {c.verdict}  ({c.step})", show_header=False)
         if d is not None:
             table.add_row("decided", safe(decision_label(d, c.score)))
         table.add_row("merge", safe(f"{c.source_name}  [{c.source_type}]  {c.source}"))  # names come from documents

@@ -1,5 +1,8 @@
 """Notebook widgets (anywidget): the Python side holds synced traits only; converters are pure functions.
 
+Explorer is the graph explorer of graph.html in a notebook (`Explorer.from_graph(graph)`); the entities a
+person selects in it arrive in its `selected` trait.
+
 MergeReview shows merge candidates (both names and types, score, features, reasons, evidence sentences with
 the documents they come from, neighbours) and lets a person accept / reject / skip each, edit the name the
 kept entity carries, use keyboard shortcuts and accept everything above a threshold. Given the decisions
@@ -150,9 +153,10 @@ def decision_label(d: Decision | None, score: float) -> str:
 
 def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decision] = (), *,
                  threshold: float = 0.9) -> list[MergeCandidate]:
-    """Every candidate once per pair, in review order: undecided first, those whose score is closest to the
-    policy `threshold` first (a decision there teaches most), then the decided ones (person decisions last),
-    best score first.
+    """Every candidate once per pair, in review order: undecided first, those the scorer is least sure of first
+    (a decision there teaches most: the learned probability `features["probability"]` closest to 0.5 when the
+    candidate has one, else the score closest to the policy `threshold`), then the decided ones (person
+    decisions last), best score first.
 
     >>> c = lambda s, t, x: MergeCandidate(source=s, target=t, source_name=s, target_name=t, source_type="P",
     ...     target_type="P", score=x, step="rule", verdict="unique", features={}, reasons=())
@@ -160,6 +164,9 @@ def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decis
     >>> done = [Decision(kind="merge", subjects=("a", "b"), decided_by="policy")]
     >>> [(x.source, x.score) for x in review_order([c("a", "b", .97), c("c", "d", .6), c("e", "f", .88)], done)]
     [('e', 0.88), ('c', 0.6), ('a', 0.97)]
+    >>> p = lambda s, x, prob: c(s, s + "2", x).model_copy(update={"features": {"probability": prob}})
+    >>> [x.source for x in review_order([p("sure", .99, .99), p("unsure", .8, .55), c("e", "f", .9)])]
+    ['unsure', 'sure', 'e']
     """
     index = decision_index(decisions)
     rank = {"llm": 1, "policy": 1, "person": 2}
@@ -174,8 +181,10 @@ def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decis
     def key(c: MergeCandidate) -> tuple[Any, ...]:
         d = index.get(tuple(sorted((c.source, c.target))))  # type: ignore[arg-type]
         if d is None:
-            return (0, abs(c.score - threshold), -c.score, c.source, c.target)
-        return (rank[d.decided_by], 0.0, -c.score, c.source, c.target)
+            probability = (c.features or {}).get("probability")
+            doubt = abs(float(probability) - 0.5) if probability is not None else abs(c.score - threshold)
+            return (0, probability is None, doubt, -c.score, c.source, c.target)
+        return (rank[d.decided_by], False, 0.0, -c.score, c.source, c.target)
 
     return sorted(out, key=key)
 
@@ -270,6 +279,9 @@ def _widget_class() -> dict[str, type]:
     import anywidget
     import traitlets
 
+    from kgkit.core.constants import VIEW_NODES
+    from kgkit.views.explorer import explorer_esm, explorer_payload, merge_preview_payload, overlay_payload
+
     class MergeReview(anywidget.AnyWidget):
         """Merge-approval widget. Traits: `candidates` (payload, Python -> browser), `actions`
         ({key: {verdict, canonical}}, browser -> Python), `cursor`, `threshold`."""
@@ -306,11 +318,39 @@ def _widget_class() -> dict[str, type]:
             rows, pairs = cluster_payload(points, candidates=candidates, colour_by=colour_by)
             return cls(points=rows, pairs=pairs, **kwargs)
 
-    return {"MergeReview": MergeReview, "ClusterMap": ClusterMap}
+    class Explorer(anywidget.AnyWidget):
+        """The graph explorer (the same ES module as graph.html). Traits: `payload` (the graph, Python ->
+        browser: `kgkit.views.explorer.explorer_payload`), `selected` (entity ids chosen in the explorer,
+        both ways: another cell reads it, or sets it to select an entity), `height` (CSS size)."""
+
+        _esm = explorer_esm()
+        payload = traitlets.Dict().tag(sync=True)
+        selected = traitlets.List(traitlets.Unicode()).tag(sync=True)
+        height = traitlets.Unicode("620px").tag(sync=True)
+
+        @classmethod
+        def from_graph(cls, graph: Any, *, max_nodes: int | None = VIEW_NODES, color_by: str = "type",
+                       title: str | None = None, seed: int = 0, **kwargs: Any) -> Explorer:
+            return cls(payload=explorer_payload(graph, max_nodes=max_nodes, color_by=color_by, title=title,
+                                                seed=seed), **kwargs)
+
+        @classmethod
+        def overlay(cls, before: Any, after: Any, *, labels: tuple[str, str] = ("before", "after"),
+                    max_nodes: int | None = VIEW_NODES, **kwargs: Any) -> Explorer:
+            """Both graphs in one view: added (blue), removed (vermillion), kept (grey)."""
+            return cls(payload=overlay_payload(before, after, labels=labels, max_nodes=max_nodes), **kwargs)
+
+        @classmethod
+        def merge_preview(cls, graph: Any, decisions: Sequence[Decision], *, max_nodes: int | None = VIEW_NODES,
+                          **kwargs: Any) -> Explorer:
+            """What applying `decisions` would change in `graph` (nothing is applied)."""
+            return cls(payload=merge_preview_payload(graph, decisions, max_nodes=max_nodes), **kwargs)
+
+    return {"MergeReview": MergeReview, "ClusterMap": ClusterMap, "Explorer": Explorer}
 
 
 def __getattr__(name: str) -> Any:  # anywidget/traitlets load only when a widget is used
-    if name in ("MergeReview", "ClusterMap"):
+    if name in ("MergeReview", "ClusterMap", "Explorer"):
         classes = _widget_class()
         globals().update(classes)
         return classes[name]

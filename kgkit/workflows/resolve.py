@@ -6,8 +6,11 @@ apply. The search index and the narrative are marked stale whenever the graph ch
 >>> from kgkit.testing.workspaces import sample_workspace
 >>> ws = sample_workspace(tempfile.mkdtemp())      # two spellings of one person
 >>> found = resolve(ws, at="2026-01-01T00:00:00Z")
->>> found.summary()["candidates"] >= 1
-True
+>>> [(c.source_name, c.target_name) for c in found.pending]   # one slip in a person's name: a person decides
+[('Charles Babage', 'Charles Babbage')]
+>>> from kgkit.stages.resolve.decisions import person_decision
+>>> pair = (found.pending[0].source, found.pending[0].target)
+>>> _ = record(ws, [person_decision("merge", pair, why="same man, misspelt")])
 >>> applied = apply(ws)
 >>> applied.changed, len(ws.journal_names())
 (True, 1)
@@ -162,17 +165,28 @@ def _to_undo(ws: Workspace, made: Sequence[Decision]) -> list[str]:
 
 def resolve(
     workspace: Workspace | str | os.PathLike[str], *, embedder: Any = None, auto_accept: float = 0.9,
-    margin: float = 0.05, at: str, lock_timeout: float = 60.0,
+    margin: float = 0.05, at: str, lock_timeout: float = 60.0, min_probability: float | None = None,
 ) -> Resolved:
     """Propose merge candidates for the current graph and let the policy decide the ones it is sure of; person
-    decisions already in decisions.yaml are kept as they are. `at`: the time stamped on new decisions."""
+    decisions already in decisions.yaml are kept as they are. `at`: the time stamped on new decisions.
+    `min_probability`: score the candidates (and pairs the graph proposes) with the learned model, the
+    shipped prior updated by the person decisions so far, and merge only at this probability or above
+    (kgkit.stages.resolve.learned; the guards still hold)."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="resolve"):
         graph = read_graph(ws)
         found = merge_candidates(graph, config=ResolveConfig(margin=margin, auto_accept=auto_accept),
                                  embedder=embedder)
-        made = decide(found, decisions=read_decisions(ws), policy=Policy(auto_accept=auto_accept), at=at)
-        gen = ws.begin("resolve", config={"auto_accept": auto_accept, "margin": margin})
+        earlier = read_decisions(ws)
+        if min_probability is not None:
+            from kgkit.stages.resolve.learned import learned_candidates
+            from kgkit.stages.resolve.prior import PRIOR_MODEL
+
+            found = learned_candidates(graph, found, earlier, PRIOR_MODEL)
+        policy = Policy(auto_accept=auto_accept, min_probability=min_probability)
+        made = decide(found, decisions=earlier, policy=policy, at=at)
+        gen = ws.begin("resolve", config={"auto_accept": auto_accept, "margin": margin,
+                                          **({"min_probability": min_probability} if min_probability is not None else {})})
         gen.write_jsonl(CANDIDATES_FILE, candidates_rows(found))
         gen.write_text(DECISIONS_FILE, decisions_text(made))
         number = gen.commit()

@@ -52,7 +52,7 @@ class ResolveConfig:
     - `rule_qualifier`: one name is the other plus only qualifier words — a year, a kind word, a legal form
       ("Piper Summit" / "2001 Piper Summit", "Wingtip Vandelay" / "Wingtip Vandelay Bank"); with several
       such longer names ("2001 ..." and "2005 ...") the margin rule leaves the short one ambiguous.
-    - `guards`, `guard_cap`: a pair the policy guard holds back (keys.policy_guard: the names differ by a number or a
+    - `guards`, `guard_cap`: a pair the policy guard holds back (guards.policy_guard: the names differ by a number or a
       whole word, or are short names a letter or two apart) scores at most this, and at most `auto_accept`
       less 0.01: the policy never merges it, and the margin rule never takes it for another spelling of a
       name ("John Adams" and "John Quincy Adams" stay rivals for "J. Adams"). Above the conflict caps, so a

@@ -25,7 +25,8 @@ from pydantic import Field, model_validator
 
 from kgkit.core.records import Record, short_hash
 from kgkit.core.stage import stage
-from kgkit.stages.resolve.keys import match_key, policy_guard
+from kgkit.stages.resolve.guards import policy_guard
+from kgkit.stages.resolve.keys import match_key
 from kgkit.stages.resolve.scoring import GUARD_PREFIX, MergeCandidate
 
 Kind = Literal["merge", "keep_apart", "reject_relation"]
@@ -113,7 +114,7 @@ class Judge(Protocol):
 @dataclass(frozen=True)
 class Policy:
     """Auto-accept policy: a candidate is merged by policy when its verdict is unique, both entities have
-    one type, its score is at least `auto_accept` and no guard holds it back (`guards`, keys.policy_guard:
+    one type, its score is at least `auto_accept` and no guard holds it back (`guards`, guards.policy_guard:
     the names differ by a number or a whole word, or are short names a letter or two apart — checked on
     the names themselves, whichever step proposed the pair). The judge (if any) is asked about same-type
     candidates scoring at least `judge_min` that the policy did not accept; it may keep a guarded pair
@@ -129,11 +130,26 @@ class Policy:
     auto_accept: float = 0.9
     judge_min: float = 0.8
     guards: bool = True
+    min_probability: float | None = None
+    """With candidates scored by a learned model (learned.score_candidates: features["probability"]), merge
+    only at this probability or above — instead of the score and the unique verdict: an ambiguous name is
+    merged when the model puts its best match at min_probability and every rival under 0.5. Guards still hold,
+    and a pair the graph alone proposed (step "context") is always a person's call: on a news corpus two
+    agencies sharing a rare neighbour are two agencies as often as one."""
 
     def refusal(self, c: MergeCandidate) -> str | None:
         """Why the policy does not merge `c`, or None when it does."""
         if c.source_type != c.target_type:
             return f"types differ ({c.source_type} / {c.target_type})"
+        if c.step == "context":
+            return "proposed by the graph alone (the names are not alike): a person decides"
+        if self.min_probability is not None and "probability" in c.features:
+            p, rival = c.features["probability"], c.features.get("rival_probability", 0.0)
+            if p < self.min_probability:
+                return f"probability {p:.2f} < {self.min_probability:.2f}"
+            if c.verdict != "unique" and rival >= 0.5:
+                return f"not the one clear match (a rival at probability {rival:.2f})"
+            return self.guard(c) if self.guards else None
         if c.verdict != "unique":
             return f"not the one clear match ({c.verdict})"
         if c.score < self.auto_accept:
@@ -141,7 +157,7 @@ class Policy:
         return self.guard(c) if self.guards else None
 
     def guard(self, c: MergeCandidate) -> str | None:
-        """The guard's reason for holding a same-type candidate back (keys.policy_guard), else None."""
+        """The guard's reason for holding a same-type candidate back (guards.policy_guard), else None."""
         if c.features.get("guard"):
             return next((r[len(GUARD_PREFIX):] for r in c.reasons if r.startswith(GUARD_PREFIX)), "guarded")
         typ = c.source_type
@@ -172,7 +188,10 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
             continue
         refusal = policy.refusal(c)
         if refusal is None:
-            why = f"policy: score {c.score:.2f} >= {policy.auto_accept:.2f}, unique; " + "; ".join(c.reasons[:2])
+            p = c.features.get("probability") if policy.min_probability is not None else None
+            head = (f"policy: probability {p:.2f} >= {policy.min_probability:.2f}" if p is not None
+                    else f"policy: score {c.score:.2f} >= {policy.auto_accept:.2f}, unique")
+            why = head + "; " + "; ".join(c.reasons[:2])
             new = Decision(kind="merge", subjects=(c.source, c.target), decided_by="policy", at=at, why=why,
                            score=c.score)
             old = earlier.get(new.id)
@@ -207,11 +226,18 @@ def combine(decisions: Iterable[Decision]) -> list[Decision]:
 
 
 def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision]) -> list[MergeCandidate]:
-    """Candidates no decision covers yet (what `kgkit review` asks a person about), best first."""
+    """Candidates no decision covers yet (what `kgkit review` asks a person about), best first; candidates a
+    learned model scored (features["probability"], learned.score_candidates) come first, the most
+    informative first (probability closest to 0.5: the answer teaches the model most)."""
     decided = {d.pair_key for d in decisions}
     seen: set[tuple[str, ...]] = set()
     out = []
-    for c in sorted(candidates, key=lambda c: (-c.score, c.source, c.target)):
+
+    def order(c: MergeCandidate) -> tuple[float, float, str, str]:
+        p = c.features.get("probability")
+        return (abs(p - 0.5) if p is not None else 1.0, -c.score, c.source, c.target)
+
+    for c in sorted(candidates, key=order):
         key = _pair(c)
         if key not in decided and key not in seen:
             seen.add(key)

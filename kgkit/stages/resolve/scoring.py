@@ -18,6 +18,7 @@ from rapidfuzz.distance import JaroWinkler
 
 from kgkit.core.records import Record
 from kgkit.stages.resolve.config import ResolveConfig
+from kgkit.stages.resolve.guards import policy_guard, slip_guard
 from kgkit.stages.resolve.index import NameIndex
 from kgkit.stages.resolve.keys import (
     PERSON_TYPES,
@@ -30,14 +31,13 @@ from kgkit.stages.resolve.keys import (
     person_parts,
     person_slip,
     person_suffix,
-    policy_guard,
     qualifier_words,
     squash_key,
     token_conflict,
 )
 
 Verdict = Literal["unique", "ambiguous", "not_found"]
-Step = Literal["exact", "rule", "lsh", "embedding", "llm"]
+Step = Literal["exact", "rule", "lsh", "embedding", "llm", "context"]
 
 
 class MergeCandidate(Record):
@@ -232,7 +232,9 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         reasons.append("proposed by: " + ", ".join(blocks))
     score = min(score, 1.0)
     cap = min(cfg.guard_cap, cfg.auto_accept - 0.01)
-    if cfg.guards and score > cap and ta == tb and (why := policy_guard(ka, kb, ta, na, nb)) is not None:
+    slipped = people and ("rule_typo" in features or "rule_swapped_typo" in features)
+    if cfg.guards and score > cap and ta == tb and (
+            why := policy_guard(ka, kb, ta, na, nb) or (slip_guard(ka, kb, counts) if slipped else None)) is not None:
         features["guard"] = 1.0
         reasons.insert(0, f"{GUARD_PREFIX}{why}")
         score = cap
@@ -240,7 +242,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
 
 
 GUARD_PREFIX = "not for the policy, a person decides: "
-"""The reason line of a pair keys.policy_guard holds back (first among its reasons)."""
+"""The reason line of a pair guards.policy_guard holds back (first among its reasons)."""
 
 
 STRING_SCORERS = (fuzz.ratio, fuzz.token_sort_ratio, fuzz.token_set_ratio, JaroWinkler.normalized_similarity)
