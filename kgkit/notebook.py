@@ -35,7 +35,7 @@ Re-exported (loaded on first use, so ``import kgkit.notebook`` stays light):
   `apply_decisions`, `undo_journal` (the stage `kgkit.stages.resolve.undo`), `SearchIndex`, `items_from_graph`,
   `items_from_chunks`, `entities_by_chunk`, `topology`, `neighbourhood`, `diff_extractions`, `OfflineExtractor`
 - views and widgets: `graph_html`, `diff_html`, `cluster_html`, `cluster_points`, `kmeans_clusters`, `project`,
-  `ClusterMap`, `MergeReview`, `actions_to_decisions`
+  `ClusterMap`, `Explorer` (the graph explorer as a widget), `MergeReview`, `actions_to_decisions`
 
 >>> import kgkit.notebook as kn
 >>> kn.setting("domain", "general", args={}, environ={"KGKIT_DOMAIN": "people_orgs_events"})
@@ -76,7 +76,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from kgkit.views.cluster import cluster_html, cluster_points, kmeans_clusters, project
     from kgkit.views.diff import diff_html
     from kgkit.views.graph import graph_html
-    from kgkit.views.widgets import ClusterMap, MergeReview, actions_to_decisions
+    from kgkit.views.widgets import ClusterMap, Explorer, MergeReview, actions_to_decisions
     from kgkit.workflows.corpus import extract_documents, load_corpus
     from kgkit.workflows.graph import build, communities, read_graph, view
     from kgkit.workflows.index import index, search
@@ -116,11 +116,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "graph_html": ("kgkit.views.graph", "graph_html"),
     "diff_html": ("kgkit.views.diff", "diff_html"),
     **{n: ("kgkit.views.cluster", n) for n in ("cluster_html", "cluster_points", "kmeans_clusters", "project")},
-    **{n: ("kgkit.views.widgets", n) for n in ("ClusterMap", "MergeReview", "actions_to_decisions")},
+    **{n: ("kgkit.views.widgets", n) for n in ("ClusterMap", "Explorer", "MergeReview", "actions_to_decisions")},
 }
 
 __all__ = [
-    "DECISIONS", "DEMO_CORPUS", "Cache", "ClusterMap", "Graph", "HashingEmbedder", "MergeReview", "MiniLMEmbedder",
+    "DECISIONS", "DEMO_CORPUS", "Cache", "ClusterMap", "Explorer", "Graph", "HashingEmbedder", "MergeReview", "MiniLMEmbedder",
     "OfflineExtractor", "SearchIndex", "Workspace", "WorkspaceError", "actions_to_decisions", "apply",
     "apply_decisions", "assign_communities", "build", "build_graph", "chunk_document", "cli_args", "cluster_html",
     "cluster_points", "communities", "communities_of", "corpus_dir", "decide", "decisions", "default_workspace_dir",

@@ -1,4 +1,4 @@
-"""kgkit.views.graph.graph_html: escaping, offline page, determinism, truncation, colours."""
+"""kgkit.views.graph.graph_html (the explorer page): escaping, offline page, determinism, truncation, colours."""
 
 from __future__ import annotations
 
@@ -40,11 +40,16 @@ def make_graph(entities: list[dict], relations: list[dict] = ()) -> Graph:
     return Graph(pd.DataFrame(entities), rels, empty_table(PROVENANCE_COLUMNS), empty_table(DOCUMENT_COLUMNS))
 
 
-def embedded(page: str, var: str) -> list[dict]:
-    """The JSON array the page hands to vis.DataSet for `nodes` or `edges`."""
-    match = re.search(rf"^var {var} = new vis\.DataSet\((.*)\);$", page, re.MULTILINE)
-    assert match, f"no {var} DataSet in page"
+def payload(page: str) -> dict:
+    """The explorer's data block in the page."""
+    match = re.search(r'<script type="application/json" id="kg-data">(.*?)</script>', page, re.DOTALL)
+    assert match, "no data block in page"
     return json.loads(match.group(1))
+
+
+def embedded(page: str, var: str) -> list[dict]:
+    """The `nodes` or `edges` the page hands to the explorer."""
+    return payload(page)[var]
 
 
 @pytest.fixture(scope="module")
@@ -61,29 +66,33 @@ def test_document_strings_never_appear_unescaped(xss_page: str) -> None:
     for raw in ("<img src=x onerror", "<script>alert", "<svg onload", "<b onmouseover", "<i>pred", "Evil & Co"):
         assert raw not in xss_page, raw
     assert "<!--" not in xss_page
-    # only the page's own two <script> blocks are ever closed: no data breaks out of the JSON
-    assert xss_page.lower().count("</script") == 2
-    # the escaped forms are there: JSON-escaped inside the script, HTML-escaped in the header and legend
+    # only the page's own three <script> blocks (data, vis-network, explorer) are ever closed
+    assert xss_page.lower().count("</script") == 3
+    # the escaped forms are there: JSON-escaped in the data block, HTML-escaped in the title
     assert "\\u003cimg src=x onerror=alert(1)\\u003e" in xss_page
     assert "\\u003c/script\\u003e\\u003cscript\\u003ealert(\\u0027evidence\\u0027)" in xss_page
-    assert "<title>&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt;</title>" in xss_page
-    assert "<h1>&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt;</h1>" in xss_page
-    assert "&lt;b onmouseover=alert(&#39;etype&#39;)&gt;Bad&lt;/b&gt; (1)" in xss_page
+    assert "<title>&lt;script&gt;alert(&quot;title&quot;)&lt;/script&gt;</title>" in xss_page
+    assert "\\u003cb onmouseover=alert(\\u0027etype\\u0027)\\u003eBad\\u003c/b\\u003e" in xss_page
 
 
 def test_escaped_data_decodes_to_the_original_text(xss_page: str) -> None:
-    nodes = {n["id"]: n for n in embedded(xss_page, "nodes")}
-    (edge,) = embedded(xss_page, "edges")
-    assert nodes["person:evil"]["label"] == XSS_NAME  # vis-network draws labels on a canvas: plain text
-    assert XSS_ALIAS in nodes["person:evil"]["title"] and "Evil & Co" in nodes["person:evil"]["title"]
-    assert edge["label"] == XSS_TYPE and XSS_EVIDENCE in edge["title"] and "<i>pred</i>" in edge["title"]
+    data = payload(xss_page)
+    nodes = {n["id"]: n for n in data["nodes"]}
+    (edge,) = data["edges"]
+    assert nodes["person:evil"]["name"] == XSS_NAME  # inserted with textContent / drawn on a canvas: plain text
+    assert nodes["person:evil"]["aliases"] == [XSS_ALIAS, "Evil & Co"]
+    assert edge["type"] == XSS_TYPE and edge["evidence"] == XSS_EVIDENCE and edge["predicate"] == "<i>pred</i>"
+    assert data["title"] == XSS_TITLE and [t for t, _, _ in data["types"]] == [XSS_ENTITY_TYPE, "Person"]
 
 
-def test_tooltips_are_text_not_html() -> None:
-    # vis-network 9 shows a string title with innerText; pyvis' link-popup mode (innerHTML) must not be used
+def test_text_is_never_inserted_as_html() -> None:
+    # the explorer builds every element with createElement + text; vis-network 9 shows string titles with
+    # innerText (pyvis' link-popup mode, innerHTML, is not used)
     page = graph_html(make_graph([entity("a", 'see <a href="javascript:alert(1)">x</a>')]))
-    own_script = page[page.rindex("<script>") :]  # the page's own code, after the inlined library
-    assert "vis.DataSet" in own_script and "innerHTML" not in own_script and "popup" not in own_script
+    own_script = page[page.rindex('<script type="module">') :]
+    assert "mount(" in own_script
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in own_script, sink
     assert "this.frame.innerText=t" in page  # the inlined vis-network really is the text-only version
 
 
@@ -95,6 +104,7 @@ def test_page_is_offline() -> None:
     assert not re.search(r"url\(\s*[\"']?\s*(https?:)?//|@import", page, re.IGNORECASE)
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert "new vis.Network(" in page and "vis-network" in page  # the library is inlined
+    assert "sourceMappingURL" not in page
 
 
 def test_same_graph_gives_identical_bytes_whatever_the_row_order() -> None:
@@ -103,32 +113,36 @@ def test_same_graph_gives_identical_bytes_whatever_the_row_order() -> None:
     first = graph_html(make_graph(ents, rels), seed=3)
     assert first == graph_html(make_graph(ents, rels), seed=3)
     assert first == graph_html(make_graph(ents[::-1], rels[::-1]), seed=3)
-    assert '"randomSeed": 3' in first
-    assert first != graph_html(make_graph(ents, rels), seed=4)
+    other = graph_html(make_graph(ents, rels), seed=4)  # the seed moves the layout, nothing else
+    assert first != other
+    assert [(n["id"], n["name"]) for n in embedded(first, "nodes")] == [(n["id"], n["name"]) for n in embedded(other, "nodes")]
 
 
 def test_max_nodes_keeps_the_top_entities_and_says_so() -> None:
     ents = [entity(f"e:{i:02d}", f"E{i}", degree=i // 2, mentions=i % 3) for i in range(30)]
     rels = [relation(f"r{i}", f"e:{i:02d}", f"e:{(i + 2) % 30:02d}") for i in range(30)]
     page = graph_html(make_graph(ents, rels), max_nodes=5)
-    assert "showing 5 of 30 entities" in page
+    assert payload(page)["note"].startswith("showing 5 of 30 entities")
     ranked = sorted(ents, key=lambda e: (-e["degree"], -e["mentions"], e["id"]))
-    assert [n["id"] for n in embedded(page, "nodes")] == [e["id"] for e in ranked[:5]]
+    assert sorted(embedded(page, "nodes"), key=lambda n: n["rank"]) == sorted(embedded(page, "nodes"), key=lambda n: [e["id"] for e in ranked].index(n["id"]))
+    assert {n["id"] for n in embedded(page, "nodes")} == {e["id"] for e in ranked[:5]}
     kept = {e["id"] for e in ranked[:5]}
     edges = embedded(page, "edges")
-    assert edges and all(e["from"] in kept and e["to"] in kept for e in edges)
-    assert "showing" not in graph_html(make_graph(ents, rels), max_nodes=30)
+    assert edges and all(e["source"] in kept and e["target"] in kept for e in edges)
+    assert "showing" not in payload(graph_html(make_graph(ents, rels), max_nodes=30))["note"]
 
 
-def test_colours_are_fixed_per_type() -> None:
-    assert type_colour("Person") == PINNED["Person"] == "#4e79a7"
+def test_colours_are_fixed_per_type_and_distinct_within_a_graph() -> None:
+    assert type_colour("Person") == PINNED["Person"] == "#0072B2"
     assert type_colour("Spaceship") == type_colour("Spaceship")
+    assert len(set(PINNED.values())) == len(PINNED)  # Person and Product no longer share a colour
     one = graph_html(make_graph([entity("a", "A", "Spaceship"), entity("b", "B", "Person")]))
     two = graph_html(make_graph([entity("c", "C", "Spaceship"), entity("d", "D", "Planet"), entity("e", "E", "Zoo")]))
-    colour = {n["label"]: n["color"] for page in (one, two) for n in embedded(page, "nodes")}
+    colour = {n["name"]: n["colour"] for page in (one, two) for n in embedded(page, "nodes")}
     assert colour["A"] == colour["C"] == type_colour("Spaceship")
-    assert colour["B"] == "#4e79a7"
-    assert f'<span class="kg-swatch" style="background:{type_colour("Spaceship")}"></span>Spaceship (1)' in one
+    assert colour["B"] == "#0072B2"
+    assert len({colour["C"], colour["D"], colour["E"]}) == 3
+    assert ["Spaceship", type_colour("Spaceship"), 1] in payload(one)["types"]
 
 
 def test_nodes_edges_styles() -> None:
@@ -140,22 +154,21 @@ def test_nodes_edges_styles() -> None:
     page = graph_html(make_graph(ents, rels))
     nodes = {n["id"]: n for n in embedded(page, "nodes")}
     edges = {e["id"]: e for e in embedded(page, "edges")}
-    assert nodes["a"]["size"] > nodes["b"]["size"]
-    assert "aliases: Alpha" in nodes["a"]["title"] and "mentions: 4" in nodes["a"]["title"]
-    assert edges["r1"]["dashes"] is True and edges["r1"]["label"] == "not VISITED"
-    assert edges["r1"]["color"] != FLAGGED_COLOUR  # "negated" alone is shown by the dashes
-    assert edges["r2"]["color"] == FLAGGED_COLOUR and edges["r2"]["dashes"] is False
-    assert "signature_violation" in edges["r2"]["title"] and "B owns A." in edges["r2"]["title"]
-    assert "2 entities \u00b7 2 relations" in page
+    assert nodes["a"]["degree"] == 9 and nodes["a"]["aliases"] == ["Alpha"] and nodes["a"]["mentions"] == 4
+    assert edges["r1"]["negated"] is True and edges["r1"]["type"] == "VISITED"
+    assert edges["r1"]["colour"] != FLAGGED_COLOUR and not edges["r1"]["review"]  # "negated" alone: dashes
+    assert edges["r2"]["colour"] == FLAGGED_COLOUR and edges["r2"]["review"] and not edges["r2"]["negated"]
+    assert edges["r2"]["flags"] == ["signature_violation"] and edges["r2"]["evidence"] == "B owns A."
+    assert payload(page)["note"] == "2 entities \u00b7 2 relations"
 
 
 def test_empty_graph_and_arguments() -> None:
     page = graph_html(Graph.empty())
     assert page.startswith("<!DOCTYPE html>") and "The graph is empty" in page and "vis.Network" not in page
     graph = make_graph([entity("a", "A", identity="source")])
-    assert f"background:{type_colour('source')}" in graph_html(graph, color_by="identity")
+    assert payload(graph_html(graph, color_by="identity"))["legend"] == [["source", type_colour("source"), 1]]
     with pytest.raises(ValueError):
         graph_html(graph, color_by="nope")
     with pytest.raises(ValueError):
         graph_html(graph, height="1px;}</style><script>")
-    assert "height:600px" in graph_html(graph, height="600px", physics=False)
+    assert 'height: "600px"' in graph_html(graph, height="600px", physics=False)

@@ -1,0 +1,102 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  activeAt, adjacency, defaultState, findSpan, fold, labelSize, markTerms, neighbourhood, popView, pushView,
+  searchIndex, segments, shortestPath, suggest, visible,
+} from "./explorer_logic.js";
+
+const node = (id, name, type = "Person", extra = {}) => ({ id, name, type, degree: 1, aliases: [], docs: [0], community: "c0", ...extra });
+const edge = (id, source, target, extra = {}) => ({ id, source, target, type: "MEETS", weak: false, review: false,
+  confidence: 0.9, support: 1, docs: [0], valid_at: null, invalid_at: null, ...extra });
+
+const payload = {
+  nodes: [
+    node("a", "Franklin Roosevelt", "Person", { aliases: ["FDR"], degree: 3 }),
+    node("b", "Winston Churchill", "Person", { degree: 2 }),
+    node("c", "Moscow", "Location", { degree: 2, docs: [1], community: "c1" }),
+    node("d", "Zürich", "Location", { degree: 1, community: "c1" }),
+    node("e", "Alone", "Concept", { degree: 0 }),
+  ],
+  edges: [
+    edge("ab", "a", "b"),
+    edge("ac", "a", "c", { type: "VISITED", valid_at: "1943-01-01", invalid_at: "1944-01-01", docs: [1] }),
+    edge("bc", "b", "c", { type: "MENTIONED_WITH", weak: true, confidence: 0.2 }),
+    edge("cd", "c", "d", { review: true, flags: ["signature_violation"] }),
+  ],
+};
+
+test("fold drops case and accents", () => {
+  assert.equal(fold("  Zürich  CITY "), "zurich city");
+});
+
+test("suggest ranks exact, prefix, word prefix, substring; aliases find their entity once", () => {
+  const idx = searchIndex(payload.nodes);
+  assert.deepEqual(suggest(idx, "fdr"), [{ id: "a", text: "FDR", alias: true }]);
+  assert.deepEqual(suggest(idx, "churchill").map((s) => s.id), ["b"]);
+  assert.deepEqual(suggest(idx, "zur").map((s) => s.text), ["Zürich"]);
+  assert.deepEqual(suggest(idx, "c").map((s) => s.id), ["b", "c", "d"]);  // word prefix before substring
+  assert.deepEqual(suggest(idx, "o").map((s) => s.id), ["a", "c", "b", "e"]);  // then by degree
+  assert.deepEqual(suggest(idx, "   "), []);
+});
+
+test("type, degree, weak, review, document and community filters", () => {
+  const ids = (s) => [...visible(payload, { ...defaultState(), ...s }).nodes].sort();
+  const rels = (s) => [...visible(payload, { ...defaultState(), ...s }).edges].sort();
+  assert.deepEqual(ids({}), ["a", "b", "c", "d", "e"]);
+  assert.deepEqual(ids({ hiddenTypes: ["Location"] }), ["a", "b", "e"]);
+  assert.deepEqual(rels({ hiddenTypes: ["Location"] }), ["ab"]);
+  assert.deepEqual(ids({ minDegree: 2 }), ["a", "b", "c"]);
+  assert.deepEqual(rels({ hideWeak: true }), ["ab", "ac", "cd"]);
+  assert.deepEqual(rels({ minConfidence: 0.5 }), ["ab", "ac", "cd"]);
+  assert.deepEqual(ids({ reviewOnly: true }), ["c", "d"]);
+  assert.deepEqual(ids({ document: 1 }), ["c"]);
+  assert.deepEqual(ids({ community: "c1" }), ["c", "d"]);
+  assert.deepEqual(rels({ hiddenRelationTypes: ["MEETS"] }), ["ac", "bc"]);
+});
+
+test("the time slider keeps relations in force at the date", () => {
+  const at = (t) => [...visible(payload, { ...defaultState(), time: t }).edges].sort();
+  assert.deepEqual(at("1943-06-01"), ["ab", "ac", "bc", "cd"]);
+  assert.deepEqual(at("1944-01-01"), ["ab", "bc", "cd"]);  // invalid from that day
+  assert.deepEqual(at("1942-12-31"), ["ab", "bc", "cd"]);  // not yet valid
+  assert.equal(activeAt({ valid_at: null, invalid_at: null }, "2000"), true);
+});
+
+test("focus keeps the n-hop neighbourhood over shown relations; path keeps the route", () => {
+  const focus = (s) => [...visible(payload, { ...defaultState(), ...s }).nodes].sort();
+  assert.deepEqual(focus({ focus: ["d"], hops: 1 }), ["c", "d"]);
+  assert.deepEqual(focus({ focus: ["d"], hops: 2 }), ["a", "b", "c", "d"]);
+  assert.deepEqual(focus({ focus: ["d"], hops: 2, hideWeak: true }), ["a", "c", "d"]);
+  assert.deepEqual(focus({ focus: ["e"], hops: 3 }), ["e"]);
+  const adj = adjacency(payload.edges);
+  assert.deepEqual(shortestPath(adj, "d", "b"), ["d", "c", "b"]);
+  assert.deepEqual(shortestPath(adj, "a", "e"), []);
+  assert.deepEqual([...neighbourhood(adj, ["a"], 0)], ["a"]);
+  const p = visible(payload, { ...defaultState(), path: ["d", "c", "b"] });
+  assert.deepEqual([...p.edges].sort(), ["bc", "cd"]);
+});
+
+test("spans and marks split text without losing any of it", () => {
+  assert.deepEqual(segments("Mr. Hull went", 4, 8), [
+    { text: "Mr. ", mark: false }, { text: "Hull", mark: true }, { text: " went", mark: false }]);
+  assert.deepEqual(segments("abc", 2, 9), [{ text: "abc", mark: false }]);
+  assert.deepEqual(findSpan("Hullabaloo and hull", ["Hull"]), [15, 19]);
+  const parts = markTerms("Ada met Bob; Bob left <b>", ["Bob", "Ada"]);
+  assert.equal(parts.map((p) => p.text).join(""), "Ada met Bob; Bob left <b>");
+  assert.deepEqual(parts.filter((p) => p.mark).map((p) => p.text), ["Ada", "Bob", "Bob"]);
+});
+
+test("history pushes new views and goes back", () => {
+  let h = pushView([], { kind: "entity", id: "a" });
+  h = pushView(h, { kind: "entity", id: "a" });
+  h = pushView(h, { kind: "relation", id: "ab" });
+  assert.equal(h.length, 2);
+  assert.deepEqual(popView(h), [{ kind: "entity", id: "a" }]);
+  assert.deepEqual(popView(popView(h)), [{ kind: "entity", id: "a" }]);
+});
+
+test("top entities are labelled at the fitted zoom, the rest below the draw threshold", () => {
+  assert.equal(labelSize(0, 10, 0.5) * 0.5, 13);
+  assert.ok(labelSize(20, 10, 0.5) * 0.5 < 8);
+  assert.ok(labelSize(20, 10, 0.5) * 0.5 * 1.8 >= 8);
+});
