@@ -69,6 +69,7 @@ CACHE_DIR = "cache"
 INDEX_DIR = "index"
 STATE_DIR = ".kgkit"
 REJECTED_RUN = ".kgkit/rejected-run.json"
+REMOVED_DIR = "removed"  # corpus files `kgkit add --remove` took out of the corpus, kept (never deleted)
 
 MANIFEST_SCHEMA = "kgkit.manifest/1"
 EDITABLE = frozenset({DECISIONS})  # a person edits these by hand: read as they are, never checked against the manifest

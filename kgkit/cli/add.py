@@ -1,0 +1,55 @@
+"""`kgkit add`: add, update or retract documents of a workspace's corpus incrementally (kgkit.workflows.add).
+
+    kgkit add FILES -w WS                 copy new files into the corpus; extract only new or changed text
+    kgkit add -w WS --remove FILE         retract a corpus file: its relations expire (graph.as_of still shows them)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from kgkit.cli import options as o
+from kgkit.cli.display import plain
+
+__all__ = ["add_command"]
+
+
+def add_command(
+    files: list[Path] = typer.Argument(None, help="Files to add (copied into the corpus folder when outside it) "
+                                       "or corpus files changed since the last run."),
+    workspace: Path = o.WORKSPACE,
+    remove: list[str] = typer.Option(None, "--remove", help="A corpus file to retract (moved out of the corpus "
+                                     "into WS/removed/, never deleted; repeatable). Files deleted by hand are retracted too."),
+    no_index: bool = typer.Option(False, "--no-index", help="Leave the search index stale instead of updating it."),
+    as_json: bool = o.JSON,
+    lock_timeout: float = o.LOCK_TIMEOUT,
+) -> None:
+    """Bring the workspace up to date with new, changed or removed documents, with the last run's settings:
+    only new or changed text is extracted; graph, communities, view and search index are updated, and the
+    graph equals a full rebuild of the corpus. Exit code 1 when some files could not be read."""
+    from kgkit.workflows.add import add
+
+    for f in files or []:
+        if not f.is_file():
+            o.fail(f"error: no such file: {f}")
+    if not (workspace / "manifest.json").is_file():
+        o.fail(f"error: {workspace} is not a kgkit workspace (run `kgkit run DOCS -o {workspace}` first)")
+    ws = o.open_workspace(workspace)
+    with o.workspace_errors():
+        result = add(ws, files or [], remove=remove or [], at=o.now(), update_index=not no_index,
+                     lock_timeout=lock_timeout)
+    summary = result.summary()
+    if as_json:
+        typer.echo(json.dumps(summary, ensure_ascii=False, sort_keys=True))
+    else:
+        typer.echo(plain(f"added {len(result.added)}, retracted {len(result.retracted)} "
+                         f"({result.expired_relations} relations expired); extracted {result.extractor_calls} "
+                         f"new chunk(s); {summary['entities']} entities, {summary['relations']} relations; "
+                         f"generation {result.generation}"))
+        for failure in result.errors:
+            typer.echo(plain(f"  could not read {failure.path}: {failure.reason}"), err=True)
+    if result.outcome != "complete":
+        raise typer.Exit(1)

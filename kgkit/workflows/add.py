@@ -1,0 +1,273 @@
+"""Incremental ingestion over a Workspace: add, update or retract documents of the corpus its last run read, with
+that run's settings (domain, extractor, chunk sizes, seed ... from the manifest).
+
+Only new or changed text is extracted: the extraction cache is keyed by chunk text, so every unchanged chunk is
+a cache read. The graph is then built again from the per-document extractions of the whole corpus (cheap, and
+what makes the result equal a full rebuild, byte for byte: corpus-level naming and support counts see every
+document), with communities, view, extractions.jsonl and run.json, as one generation; an existing search index
+is brought up to date in the same writer lock.
+
+A file that left the corpus (`remove`, or deleted by hand) is *retracted*: its relations that no remaining
+document supports stay in the graph with `expired_at` set to the time of the retraction, so `graph.as_of(t)`
+before it still shows them. They are kept in RETRACTED (retracted.json) so later adds keep them; a document added
+again brings its relations back to life. A full `kgkit run` rebuilds without them (the next add brings them
+back from RETRACTED; delete it to forget them).
+
+>>> import tempfile, pathlib
+>>> from kgkit.testing.workspaces import CapitalisedNames, sample_workspace
+>>> root = pathlib.Path(tempfile.mkdtemp())
+>>> ws = sample_workspace(root)
+>>> _ = (root / "menabrea.txt").write_text("Luigi Menabrea wrote on the Analytical Engine.")
+>>> added = add(ws, [root / "menabrea.txt"], extractor=CapitalisedNames(), at="2026-01-01T00:00:00Z")
+>>> added.added, added.extractor_calls, "Person:luigi menabrea" in set(added.graph.entities["id"])
+(['menabrea.txt'], 1, True)
+>>> gone = add(ws, remove=["babbage.txt"], extractor=CapitalisedNames(), at="2026-02-01T00:00:00Z")
+>>> gone.retracted, gone.expired_relations > 0
+(['babbage.txt'], True)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
+from kgkit.core.graph import Graph
+from kgkit.io.cache import Cache
+from kgkit.io.search_store import DB_NAME
+from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
+from kgkit.stages.build import build_graph
+from kgkit.stages.communities import assign_communities, detect_communities, without_communities
+from kgkit.stages.extract import Extractor, extract_texts
+from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
+from kgkit.workflows.graph import (
+    as_workspace,
+    domain_of,
+    mark_stale_if_changed,
+    read_graph,
+    replay_decisions,
+    stage_files,
+    write_graph_outputs,
+)
+from kgkit.workflows.run import RunResult
+
+__all__ = ["RETRACTED", "Added", "add"]
+
+RETRACTED = "retracted.json"
+"""Relations of retracted documents (expired, with their endpoints and provenance), kept across adds."""
+
+
+@dataclass
+class Added(RunResult):
+    """An add: the run it amounts to (RunResult: documents, chunks, graph, outcome ...) and what changed."""
+
+    added: list[str] = field(default_factory=list)  # corpus paths new or changed
+    retracted: list[str] = field(default_factory=list)  # corpus paths that left the corpus in this add
+    expired_relations: int = 0  # relations expired by this add's retractions
+    index: dict[str, Any] | None = None  # the search index update (None: the workspace has no index)
+
+    def summary(self) -> dict[str, Any]:
+        """run.json's fields plus added, retracted, expired_relations and index."""
+        return {**super().summary(), "schema": "kgkit.add/1", "added": self.added, "retracted": self.retracted,
+                "expired_relations": self.expired_relations, "index": self.index}
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _into_corpus(files: Sequence[str | os.PathLike[str]], corpus: Path) -> list[str]:
+    """Copy each file into the corpus folder unless it is already in it; its path relative to the corpus."""
+    out = []
+    for name in files:
+        source = Path(name).resolve()
+        if not source.is_file():
+            raise FileNotFoundError(f"{name}: no such file")
+        try:
+            out.append(source.relative_to(corpus).as_posix())
+        except ValueError:
+            target = corpus / source.name
+            if target.exists() and target.read_bytes() != source.read_bytes():
+                raise WorkspaceError(f"{target} already exists with other content: rename {name}, or copy it "
+                                     "over the corpus file and add that") from None
+            shutil.copyfile(source, target)
+            out.append(source.name)
+    return out
+
+
+def _out_of_corpus(files: Sequence[str | os.PathLike[str]], corpus: Path, keep: Path) -> list[str]:
+    """Move each named corpus file (a path, or a path relative to the corpus) out of the corpus folder into
+    `keep` (the workspace's removed/ folder, same relative path): a person's file is never deleted."""
+    out = []
+    for name in files:
+        path = Path(name)
+        path = (corpus / path if not path.is_absolute() and (corpus / path).exists() else path).resolve()
+        try:
+            relative = path.relative_to(corpus).as_posix()
+        except ValueError:
+            raise WorkspaceError(f"{name} is not in the corpus {corpus}") from None
+        if path.exists():
+            target = keep / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(path, target)
+        out.append(relative)
+    return out
+
+
+def _retract(previous: Graph | None, built: Graph, kept: dict[str, pd.DataFrame], gone_docs: set[str],
+             at: str) -> tuple[dict[str, pd.DataFrame], int]:
+    """The retracted store after this add: relations of `previous` (alive there) that only documents now gone
+    supported, expired at `at`, with their provenance and endpoint entities, added to those `kept` from earlier
+    adds; any whose id the new graph has again is dropped (its document came back)."""
+    fresh = 0
+    if previous is not None and gone_docs:
+        rel, prov = previous.relations, previous.provenance
+        alive = rel[rel["expired_at"].isna() & ~rel["id"].isin(set(built.relations["id"]))]
+        rel_prov = prov[(prov["kind"] == "relation") & prov["item_id"].isin(set(alive["id"]))]
+        from_gone = set(rel_prov.loc[rel_prov["document_id"].isin(gone_docs), "item_id"])
+        expired = alive[alive["id"].isin(from_gone)].assign(expired_at=at)
+        fresh = len(expired)
+        ends = set(expired["source"]) | set(expired["target"])
+        kept = {"relations": pd.concat([kept["relations"], expired]),
+                "provenance": pd.concat([kept["provenance"], rel_prov[rel_prov["item_id"].isin(from_gone)]]),
+                "entities": pd.concat([kept["entities"], previous.entities[previous.entities["id"].isin(ends)]])}
+    back = set(built.relations["id"])
+    rel = kept["relations"][~kept["relations"]["id"].isin(back)].drop_duplicates("id", keep="last")
+    prov = kept["provenance"][kept["provenance"]["item_id"].isin(set(rel["id"]))].drop_duplicates()
+    ends = set(rel["source"]) | set(rel["target"])
+    ents = kept["entities"][kept["entities"]["id"].isin(ends)].drop_duplicates("id", keep="last")
+    return {"relations": rel.reset_index(drop=True), "provenance": prov.reset_index(drop=True),
+            "entities": ents.reset_index(drop=True)}, fresh
+
+
+def _with_retracted(graph: Graph, store: dict[str, pd.DataFrame]) -> Graph:
+    """The built graph plus the retracted relations (expired), their provenance and missing endpoints."""
+    if store["relations"].empty:
+        return graph
+    known = set(graph.entities["id"])
+    extra = store["entities"][~store["entities"]["id"].isin(known)]
+    extra = extra[[c for c in graph.entities.columns if c in extra.columns]]
+    cols = graph.relations.columns
+    return graph.replace(
+        entities=pd.concat([graph.entities, extra], ignore_index=True),
+        relations=pd.concat([graph.relations, store["relations"][[c for c in cols if c in store["relations"]]]],
+                            ignore_index=True).sort_values("id", kind="stable").reset_index(drop=True),
+        provenance=pd.concat([graph.provenance, store["provenance"][graph.provenance.columns]], ignore_index=True))
+
+
+def _read_store(ws: Workspace, graph: Graph | None) -> dict[str, pd.DataFrame]:
+    empty = graph or Graph.empty()
+    if not ws.exists(RETRACTED):
+        return {"relations": empty.relations.iloc[:0], "provenance": empty.provenance.iloc[:0],
+                "entities": empty.entities.iloc[:0]}
+    stored = Graph.from_json_dict(ws.read_json(RETRACTED))
+    return {"relations": stored.relations, "provenance": stored.provenance, "entities": stored.entities}
+
+
+def add(
+    workspace: Workspace | str | os.PathLike[str],
+    files: Sequence[str | os.PathLike[str]] = (),
+    *,
+    remove: Sequence[str | os.PathLike[str]] = (),
+    extractor: Extractor | None = None,
+    at: str | None = None,
+    update_index: bool = True,
+    lock_timeout: float = 60.0,
+    progress: Progress | None = None,
+) -> Added:
+    """Add `files` to the workspace's corpus (copied into its folder when outside it; a changed corpus file is
+    re-read), retract `remove` (moved from the corpus folder into the workspace's removed/ folder) and any file deleted by hand, then bring graph,
+    communities, view, extractions.jsonl, run.json and an existing search index up to date with the last run's
+    settings. `extractor`: needed only when the run did not use the offline extractor (its id must match the
+    run's). `at`: the retraction time stamped as `expired_at` (default: now, UTC). WorkspaceError when the
+    workspace has no run to add to."""
+    ws = as_workspace(workspace)
+    clock = time.perf_counter
+    timings: dict[str, float] = {}
+    with ws.writer(lock_timeout=lock_timeout, step="add"):
+        config = ws.manifest().config
+        if not config.get("corpus") or not config.get("extractor"):
+            raise WorkspaceError(f"{ws.root} has no run to add to: run `kgkit run DOCS -o {ws.root}` first")
+        corpus = Path(config["corpus"]).resolve()
+        if not corpus.is_dir():
+            raise WorkspaceError(f"the corpus folder of {ws.root} ({corpus}) is gone or not a folder")
+        if extractor is None and config.get("model"):
+            raise WorkspaceError(f"{ws.root} was extracted with the model {config['model']}: pass its extractor "
+                                 "(kgkit.add(..., extractor=...)) to add with it")
+        extractor = extractor or default_extractor()
+        if extractor.id != config["extractor"]:
+            raise WorkspaceError(f"the extractor {extractor.id} is not the one {ws.root} was built with "
+                                 f"({config['extractor']}): the graph would not equal a rebuild")
+        added = _into_corpus(files, corpus)
+        removed = _out_of_corpus(remove, corpus, ws.path(REMOVED_DIR))
+        dom = domain_of(config.get("domain_source") or "general")
+        if config.get("domain") and dom.id != config["domain"]:
+            raise WorkspaceError(f"the domain {config.get('domain_source')} changed since {ws.root} was built "
+                                 f"({dom.id}, was {config['domain']}): run `kgkit run` again to rebuild with it")
+        cache = Cache(ws.cache_dir)
+        calls_before = cache.stats.computed[extract_texts.stage_name]
+        t = clock()
+        documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+                                        exclude=[ws.root])
+        timings["load"] = clock() - t
+        t = clock()
+        chunks, extractions = extract_documents(
+            documents, cache=cache, domain=dom, extractor=extractor, max_chars=config.get("max_chars", MAX_CHUNK_CHARS),
+            overlap_chars=config.get("overlap_chars", OVERLAP_CHARS), batch_size=OFFLINE_BATCH_SIZE, progress=progress)
+        timings["extract"] = clock() - t
+        t = clock()
+        previous = read_graph(ws) if ws.exists(GRAPH) else None
+        built = cache.run(build_graph, extractions, domain=dom, learned_at=config.get("learned_at"))
+        built, journals = replay_decisions(ws, built, dom)
+        paths_now = {d.path for d in documents} | {e.path for e in errors}
+        gone = set() if previous is None else {
+            str(r.id) for r in previous.documents.itertuples() if r.path not in paths_now}
+        store, expired = _retract(previous, without_communities(built), _read_store(ws, previous), gone,
+                                  at or _now())
+        graph = _with_retracted(built, store)
+        timings["build"] = clock() - t
+        t = clock()
+        comms = detect_communities(graph, seed=config.get("seed", 0), method=config.get("community_method", "louvain"))
+        graph = assign_communities(graph, comms)
+        timings["communities"] = clock() - t
+        t = clock()
+        result = Added(calls_before=calls_before, documents=documents, errors=errors, chunks=chunks,
+                       extractions=extractions, cache=cache, extractor_id=extractor.id, domain_id=dom.id,
+                       timings=timings, graph=graph, communities=comms, notes=list(ws.notes),
+                       added=added, retracted=sorted({p for p in removed} | {
+                           str(r.path) for r in (previous.documents.itertuples() if previous is not None else [])
+                           if str(r.id) in gone}), expired_relations=expired)
+        result.outcome = "failures" if (errors or result.chunk_errors) else "complete"
+        gen = ws.begin("add")
+        mark_stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
+        result.outputs = write_graph_outputs(gen, graph, comms, write_view=ws.exists(VIEW),
+                                             view_nodes=config.get("view_nodes", VIEW_NODES))
+        gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
+        stage_files(gen, journals)
+        if store["relations"].empty:
+            if ws.exists(RETRACTED):
+                gen.remove(RETRACTED)
+        else:
+            gen.write_bytes(RETRACTED, Graph.empty().replace(**store).to_json_bytes(end=b"\n"))
+        result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
+        timings["write"] = clock() - t
+        result.generation = ws.manifest().generation + 1
+        gen.write_json(RUN, result.run_summary().to_json_dict(), indent=2)
+        gen.commit()
+        if update_index and (ws.index_dir / DB_NAME).exists():
+            from kgkit.workflows.index import index_report, query_embedder
+
+            t = clock()
+            result.index = index_report(ws, embedder=query_embedder(ws)).to_json_dict()
+            timings["index"] = clock() - t
+            result.generation = ws.manifest().generation
+    return result

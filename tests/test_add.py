@@ -1,0 +1,173 @@
+"""Incremental ingestion (`kgkit add`, `kgkit.add`): adding a document gives the same bytes as a full rebuild of
+the corpus (graph.json, communities.json, extractions.jsonl) and the same search results; only new or changed
+text is extracted; a removed document is retracted (its relations expired, still visible with `as_of`), and
+adding it back restores the rebuild's bytes. Built on the session's demo run (its cache answers the extraction).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kgkit
+from kgkit.workflows.add import RETRACTED, add
+
+pytestmark = pytest.mark.slow
+DOC = "1937-Roosevelt-1.txt"  # a demo-sized document (17 KB)
+ARTEFACTS = ("graph.json", "communities.json", "extractions.jsonl")
+
+
+@pytest.fixture(scope="module")
+def full(demo_run, tmp_path_factory) -> Path:
+    """The demo workspace (a full run of the 14 documents), indexed with the hashing embedder."""
+    from kgkit.stages.search.minilm import search_embedder
+
+    ws = tmp_path_factory.mktemp("full") / "ws"
+    shutil.copytree(demo_run[0], ws)
+    kgkit.index(ws, embedder=search_embedder("hashing"), embedder_name="hashing")
+    return ws
+
+
+@pytest.fixture(scope="module")
+def partial(full: Path, demo_run, tmp_path_factory, offline_extractor) -> tuple[Path, Path, Path]:
+    """(workspace, corpus, the document left out): a run of the demo corpus without DOC, indexed, sharing the
+    full run's cache. The tests below continue from one another's state (each says what it starts from)."""
+    from kgkit.stages.search.minilm import search_embedder
+
+    tmp_path = tmp_path_factory.mktemp("partial")
+    corpus, ws, outside = tmp_path / "corpus", tmp_path / "ws", tmp_path / DOC
+    shutil.copytree(demo_run[0].parent / "corpus", corpus)
+    shutil.move(corpus / DOC, outside)
+    shutil.copytree(full / "cache", ws / "cache")
+    kgkit.run(ws, corpus, extractor=offline_extractor)
+    kgkit.index(ws, embedder=search_embedder("hashing"), embedder_name="hashing")
+    return ws, corpus, outside
+
+
+def _search(ws: Path, query: str) -> list[tuple]:
+    from kgkit.stages.search.minilm import search_embedder
+
+    hits = kgkit.search(ws, query, limit=20, embedder=search_embedder("hashing"))
+    return [(h.id, round(float(h.score), 9)) for h in hits.itertuples()]
+
+
+def test_add_equals_a_full_rebuild(full: Path, partial, offline_extractor) -> None:
+    ws, corpus, outside = partial
+    before = kgkit.read_graph(ws)
+    added = add(ws, [outside], extractor=offline_extractor)
+    assert added.added == [DOC] and (corpus / DOC).read_bytes() == outside.read_bytes()
+    assert added.outcome == "complete" and added.index["added"] > 0
+    for name in ARTEFACTS:
+        assert (ws / name).read_bytes() == (full / name).read_bytes(), name
+    assert kgkit.Workspace(ws).manifest().stale == {}
+    for query in ("war powers", "Congress", "neutrality act of 1937"):
+        assert _search(ws, query) == _search(full, query), query
+    assert len(kgkit.read_graph(ws).documents) == len(before.documents) + 1
+
+
+def test_remove_retracts_and_adding_back_restores(full: Path, partial, offline_extractor) -> None:
+    ws, corpus, outside = partial
+    if not (corpus / DOC).exists():  # run alone: start from the added state
+        add(ws, [outside], extractor=offline_extractor, update_index=False)
+    (corpus / DOC).unlink()  # deleted by hand: the next add retracts it (test_cli_and_mcp_add: `remove`)
+    gone = add(ws, extractor=offline_extractor, at="2030-01-01T00:00:00Z", update_index=False)
+    assert gone.retracted == [DOC] and gone.expired_relations > 0
+    graph = kgkit.read_graph(ws)
+    reference = kgkit.read_graph(full)
+    assert DOC not in set(graph.documents["path"])
+    expired = graph.relations[graph.relations["expired_at"].notna()]
+    assert len(expired) == gone.expired_relations and set(expired["expired_at"]) == {"2030-01-01T00:00:00Z"}
+    # before the retraction the graph still believes everything the full corpus said; after it, only the rest
+    assert set(graph.as_of("2029-12-31T00:00:00Z").relations["id"]) == set(reference.relations["id"])
+    without = set(graph.as_of("2030-01-02T00:00:00Z").relations["id"])
+    assert without == set(graph.relations["id"]) - set(expired["id"]) and without < set(reference.relations["id"])
+    assert (ws / RETRACTED).is_file()
+    # a file added back comes back to life
+    shutil.copy(outside, corpus / DOC)
+    back = add(ws, extractor=offline_extractor, update_index=False)
+    assert back.added == [] and back.expired_relations == 0 and not (ws / RETRACTED).exists()
+    for name in ARTEFACTS:
+        assert (ws / name).read_bytes() == (full / name).read_bytes(), name
+
+
+def test_cli_and_mcp_add(partial) -> None:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from typer.testing import CliRunner
+
+    from kgkit.cli import app
+
+    ws, corpus, outside = partial
+    (corpus / DOC).unlink(missing_ok=True)  # start from the corpus without DOC
+    runner = CliRunner()
+    out = runner.invoke(app, ["add", str(outside), "-w", str(ws), "--json", "--no-index"])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.stdout)
+    assert summary["schema"] == "kgkit.add/1" and summary["added"] == [DOC] and summary["index"] is None
+    assert "index" in kgkit.Workspace(ws).manifest().stale  # --no-index: said stale, not silently old
+    assert runner.invoke(app, ["add", "nowhere.txt", "-w", str(ws)]).exit_code == 2
+    assert runner.invoke(app, ["add", "-w", str(ws), "--remove", "/etc/hostname"]).exit_code == 2
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kgkit", "mcp", "-w", str(ws), "--allow", "add",
+                                                                     "--lock-timeout", "300"],
+                                   env={k: v for k, v in os.environ.items() if k.isupper()})
+
+    started: dict[str, subprocess.Popen] = {}
+
+    async def main() -> None:
+        with anyio.fail_after(400):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                assert "add" in {t.name for t in (await session.list_tools()).tools}
+                # a CLI `kgkit run` writing the workspace: the server's add waits for its lock, then runs
+                cli_run = started["run"] = subprocess.Popen([sys.executable, "-m", "kgkit", "run", str(corpus), "-o", str(ws)],
+                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL)
+                writer, seen = ws / ".kgkit" / "writer.json", False
+                for _ in range(1200):  # bounded: up to 60 s for the run to take the lock
+                    with contextlib.suppress(OSError):
+                        seen = '"run"' in writer.read_text()
+                    if seen or cli_run.poll() is not None:
+                        break
+                    await anyio.sleep(0.05)
+                assert seen, "the CLI run was never seen holding the workspace lock"
+                result = await session.call_tool("add", {"remove": [DOC]})
+                assert cli_run.wait(timeout=400) == 0  # it finished first, untouched by the server's write
+                assert not result.is_error, result.content[0].text
+                done = json.loads(result.content[0].text)
+                assert done["schema"] == "kgkit.add/1" and done["retracted"] == [DOC] and done["expired_relations"] > 0
+                assert done["index"]["items"] > 0  # the stale index was brought up to date
+                nothing = await session.call_tool("add", {})
+                assert nothing.is_error and "nothing to do" in nothing.content[0].text
+
+    try:
+        anyio.run(main)
+    finally:
+        for process in started.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+    assert (ws / RETRACTED).exists() and not (corpus / DOC).exists()
+    assert (ws / "removed" / DOC).is_file()  # moved out of the corpus, never deleted
+    manifest = kgkit.Workspace(ws).manifest()
+    assert manifest.step == "index" and json.loads((ws / "run.json").read_text())["documents_ok"] == 13
+
+
+def test_only_changed_text_is_extracted(tmp_path: Path) -> None:
+    from kgkit.testing.workspaces import CapitalisedNames, sample_workspace
+
+    ws = sample_workspace(tmp_path)
+    docs = tmp_path / "docs"
+    (docs / "babbage.txt").write_text("Charles Babbage designed the Difference Engine.")
+    changed = add(ws, [docs / "babbage.txt"], extractor=CapitalisedNames())
+    assert changed.extractor_calls == 1 and changed.added == ["babbage.txt"] and changed.retracted == []
+    with pytest.raises(kgkit.WorkspaceError, match="is not the one"):
+        add(ws, extractor=type("Other", (CapitalisedNames,), {"id": "other:1"})())
