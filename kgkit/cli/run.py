@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +53,8 @@ def run(
     max_failures: float = typer.Option(0.1, "--max-failures", min=0.0, max=1.0, help="Share of chunks that may fail (0.1 = 10%); above it the run does not replace the workspace's outputs."),
     keep_partial: bool = typer.Option(False, "--keep-partial", help="Commit the run even when more chunks failed than --max-failures."),
     lock_timeout: float = o.LOCK_TIMEOUT,
+    executor: str = o.EXECUTOR,
+    scheduler: str | None = o.SCHEDULER,
 ) -> None:
     """Load, chunk, extract, build, find communities, draw the view: graph.json, communities.json,
     extractions.jsonl, graph.html and run.json, committed together.
@@ -66,11 +70,16 @@ def run(
 
     from kgkit.io.cache import Cache
     from kgkit.llm.options import extraction_batch_size
+    from kgkit.workflows.executors import ExecutorSpecError, executor_name
     from kgkit.workflows.run import run as run_workflow
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # damaged PDFs are reported per file, not as log noise
     if not docs.exists():
         o.fail(f"no such file or folder: {docs}")
+    try:  # a wrong --executor / --scheduler is a usage error (exit 2) before anything runs
+        executor = executor_name(executor, scheduler)
+    except ExecutorSpecError as exc:
+        o.fail(str(exc))
     started = time.perf_counter()
     ws = o.open_workspace(output, create=True)
     run_cache = Cache(cache if cache is not None else ws.cache_dir)
@@ -80,13 +89,14 @@ def run(
                             document_context=not no_context, timeout=timeout)
         extractor = _extractor(llm, run_cache)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=Console(stderr=True), transient=True, disable=as_json) as bar:
+                      console=Console(stderr=True), transient=True, disable=as_json) as bar, _executor_errors():
             task = bar.add_task("extracting chunks", total=None)
             result = run_workflow(
                 ws, docs, domain=domain, cache=run_cache, extractor=extractor, batch_size=extraction_batch_size(llm),
                 max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                 max_view_nodes=view_nodes, write_view=not no_view, learned_at=o.learned_at(learned_at), seed=seed,
                 max_failures=max_failures, keep_partial=keep_partial, lock_timeout=lock_timeout,
+                executor=executor,
                 progress=lambda stage, done, total: bar.update(task, completed=done, total=total))
     summary = result.run_summary().model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
     if as_json:
@@ -95,6 +105,17 @@ def run(
         _print_summary(summary)
     if result.outcome != "complete":
         raise typer.Exit(1)
+
+
+@contextmanager
+def _executor_errors() -> Iterator[None]:
+    """A Dask scheduler that cannot be reached: a configuration error (exit code 2), not a traceback."""
+    from kgkit.workflows.executors import ExecutorSpecError
+
+    try:
+        yield
+    except ExecutorSpecError as exc:
+        o.fail(f"error: {exc}")
 
 
 def _extractor(llm: Any, cache: Any) -> Any:

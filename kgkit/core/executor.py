@@ -1,8 +1,9 @@
-"""Executors: how a stage maps over many items. The seam where a distributed engine plugs in later.
+"""Executors: how a stage maps over many items; the seam where a distributed engine plugs in.
 
 A stage never starts threads or processes itself; the caller passes an executor. Anything with a
-`map(fn, items)` that yields fn(item) for each item, in order, fits (e.g. a thin wrapper over a Dask or
-Ray client), because stages are pure and their results are cached by content.
+`map(fn, items)` that yields fn(item) for each item, in order, fits, because stages are pure and their results
+are cached by content. The Dask one, and executors by name ("local:4", "tcp://host:8786"), are in
+kgkit.workflows.executors (this layer imports nothing outside core).
 
 >>> list(SerialExecutor().map(lambda x: x * 2, [1, 2, 3]))
 [2, 4, 6]

@@ -45,6 +45,7 @@ from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
+from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import (
     as_workspace,
     domain_of,
@@ -131,16 +132,17 @@ class RunResult(ExtractResult):
 
 
 def _extract(ws: Workspace, corpus: str | Path, *, domain: Domain, extractor: Extractor, cache: Cache,
-             executor: Executor | None, max_bytes: int, max_chars: int, overlap_chars: int, batch_size: int,
+             executor: Executor | str | None, max_bytes: int, max_chars: int, overlap_chars: int, batch_size: int,
              progress: Progress | None, timings: dict[str, float]) -> tuple[list, list, list, list]:
     clock = time.perf_counter
     t = clock()
     documents, errors = load_corpus(corpus, cache=cache, max_bytes=max_bytes, exclude=[ws.root])
     timings["load"] = clock() - t
     t = clock()
-    chunks, extractions = extract_documents(documents, cache=cache, domain=domain, extractor=extractor,
-                                            max_chars=max_chars, overlap_chars=overlap_chars,
-                                            batch_size=batch_size, executor=executor, progress=progress)
+    with open_executor(executor) as mapper:  # a name ("local:4", "tcp://host:8786") opens and closes a cluster
+        chunks, extractions = extract_documents(documents, cache=cache, domain=domain, extractor=extractor,
+                                                max_chars=max_chars, overlap_chars=overlap_chars,
+                                                batch_size=batch_size, executor=mapper, progress=progress)
     timings["extract"] = clock() - t
     return documents, errors, chunks, extractions
 
@@ -169,7 +171,7 @@ def run(
     domain: Domain | str = "general",
     extractor: Extractor | None = None,
     cache: Cache | None = None,
-    executor: Executor | None = None,
+    executor: Executor | str | None = None,  # kgkit.workflows.executors: "local:4", "tcp://host:8786", ...
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_chars: int = MAX_CHUNK_CHARS,
     overlap_chars: int = OVERLAP_CHARS,
@@ -251,7 +253,7 @@ def extract(
     domain: Domain | str = "general",
     extractor: Extractor | None = None,
     cache: Cache | None = None,
-    executor: Executor | None = None,
+    executor: Executor | str | None = None,  # kgkit.workflows.executors: "local:4", "tcp://host:8786", ...
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_chars: int = MAX_CHUNK_CHARS,
     overlap_chars: int = OVERLAP_CHARS,
