@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Workspace": "kgkit.io.workspace", "WorkspaceBusy": "kgkit.io.workspace", "WorkspaceError": "kgkit.io.workspace",
     "Cache": "kgkit.io.cache", "Graph": "kgkit.core.graph", "load_domain": "kgkit.io.files",
-    "run": "kgkit.workflows.run", "extract": "kgkit.workflows.run", "build": "kgkit.workflows.graph",
+    "run": "kgkit.workflows.run", "add": "kgkit.workflows.add", "extract": "kgkit.workflows.run", "build": "kgkit.workflows.graph",
     "communities": "kgkit.workflows.graph", "view": "kgkit.workflows.graph", "read_graph": "kgkit.workflows.graph",
     "import_graph": "kgkit.workflows.graph", "import_siftkg": "kgkit.workflows.graph",
     "index": "kgkit.workflows.index", "search": "kgkit.workflows.index",

@@ -54,7 +54,8 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "kgkit.io": ("kgkit.core", "kgkit.stages", "kgkit.io"),
     "kgkit.views": ("kgkit.core", "kgkit.stages", "kgkit.views"),
     "kgkit.workflows": (*_PRODUCT, "kgkit.workflows"),
-    "kgkit.cli": (*_PRODUCT, "kgkit.workflows", "kgkit.cli"),
+    "kgkit.mcp": (*_PRODUCT, "kgkit.workflows", "kgkit.mcp"),  # the MCP server: a front end like the CLI
+    "kgkit.cli": (*_PRODUCT, "kgkit.workflows", "kgkit.mcp", "kgkit.cli"),
     "kgkit.testing": (*_PRODUCT, "kgkit.workflows", "kgkit.testing"),
     "kgkit.notebook": (*_PRODUCT, "kgkit.workflows", "kgkit.notebook"),  # what a notebook's setup imports
 }

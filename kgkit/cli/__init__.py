@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from kgkit.cli import cache, export, graph, narrate, resolve, run, search
+from kgkit.cli import add, cache, export, graph, graphdb, mcp, narrate, resolve, run, search
 
 __all__ = ["app", "main"]
 
@@ -18,14 +18,15 @@ cache_app = typer.Typer(no_args_is_help=True, help="Inspect, prune, export and i
 app.add_typer(cache_app, name="cache")
 
 COMMANDS = {
-    app: [("run", run.run), ("extract", run.extract), ("discover", run.discover), ("build", run.build),
+    app: [("run", run.run), ("add", add.add_command), ("extract", run.extract), ("discover", run.discover), ("build", run.build),
           ("view", run.view), ("domains", run.domains),
           ("topology", graph.topology_command), ("query", graph.query_command),
           ("index", search.index_command), ("search", search.search_command),
           ("resolve", resolve.resolve_cmd), ("review", resolve.review_cmd), ("apply", resolve.apply_cmd),
           ("undo", resolve.undo_cmd),
-          ("narrate", narrate.narrate_command),
-          ("export", export.export), ("import-siftkg", export.import_siftkg)],
+          ("narrate", narrate.narrate_command), ("mcp", mcp.mcp_command),
+          ("export", export.export), ("import-siftkg", export.import_siftkg),
+          ("push", graphdb.push_command), ("pull", graphdb.pull_command)],
     cache_app: [("info", cache.cache_info), ("prune", cache.cache_prune), ("export", cache.cache_export),
                 ("import", cache.cache_import)],
 }
