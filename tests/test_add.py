@@ -171,3 +171,25 @@ def test_only_changed_text_is_extracted(tmp_path: Path) -> None:
     assert changed.extractor_calls == 1 and changed.added == ["babbage.txt"] and changed.retracted == []
     with pytest.raises(kgkit.WorkspaceError, match="is not the one"):
         add(ws, extractor=type("Other", (CapitalisedNames,), {"id": "other:1"})())
+
+
+def test_an_add_whose_new_document_failed_replaces_nothing(tmp_path: Path) -> None:
+    from kgkit.core.records import TextExtraction
+    from kgkit.io.workspace import REJECTED_RUN
+    from kgkit.testing.workspaces import CapitalisedNames, sample_workspace
+
+    class Failing(CapitalisedNames):  # the same extractor, but the provider is down for the changed text
+        def extract(self, texts, *, domain):
+            return [TextExtraction(extractor_id=self.id, error="RateLimitError: provider down") if "Difference" in t
+                    else found for t, found in zip(texts, super().extract(texts, domain=domain))]
+
+    ws = sample_workspace(tmp_path)
+    before = (ws.root / "graph.json").read_bytes()
+    generation = ws.manifest().generation
+    (tmp_path / "docs" / "babbage.txt").write_text("Charles Babbage designed the Difference Engine.")
+    rejected = add(ws, [tmp_path / "docs" / "babbage.txt"], extractor=Failing())
+    assert rejected.outcome == "rejected" and "every chunk of babbage.txt failed" in rejected.notes[-1]
+    assert (ws.root / "graph.json").read_bytes() == before and ws.manifest().generation == generation
+    assert json.loads(ws.path(REJECTED_RUN).read_text())["outcome"] == "rejected"
+    kept = add(ws, [tmp_path / "docs" / "babbage.txt"], extractor=Failing(), keep_partial=True)
+    assert kept.outcome == "failures" and ws.manifest().generation == generation + 1

@@ -51,5 +51,7 @@ def add_command(
                          f"generation {result.generation}"))
         for failure in result.errors:
             typer.echo(plain(f"  could not read {failure.path}: {failure.reason}"), err=True)
+    if result.outcome == "rejected":
+        typer.echo(plain(result.notes[-1]), err=True)
     if result.outcome != "complete":
         raise typer.Exit(1)

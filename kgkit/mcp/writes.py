@@ -59,7 +59,10 @@ def register_writes(server: MCPServer, ws: Workspace, *, allow: frozenset[str], 
 
             if not paths and not remove:
                 raise ToolError("nothing to do: give paths to add or remove")
-            return _write(add_workflow, ws, paths, remove=remove, lock_timeout=lock_timeout, at=_now()).summary()
+            done = _write(add_workflow, ws, paths, remove=remove, lock_timeout=lock_timeout, at=_now())
+            if done.outcome == "rejected":  # worse than the current graph: nothing replaced, and the agent is told
+                raise ToolError("rejected: " + "; ".join(done.notes[-1:]))
+            return done.summary()
 
     if "decide" in allow:
         @server.tool(annotations=write)

@@ -38,11 +38,12 @@ from typing import Any
 
 import pandas as pd
 
+from kgkit import io
 from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
 from kgkit.core.graph import Graph
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME
-from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
+from kgkit.io.workspace import EXTRACTIONS, GRAPH, REJECTED_RUN, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
@@ -181,6 +182,8 @@ def add(
     extractor: Extractor | None = None,
     at: str | None = None,
     update_index: bool = True,
+    max_failures: float = 0.1,
+    keep_partial: bool = False,
     lock_timeout: float = 60.0,
     progress: Progress | None = None,
 ) -> Added:
@@ -189,7 +192,12 @@ def add(
     communities, view, extractions.jsonl, run.json and an existing search index up to date with the last run's
     settings. `extractor`: needed only when the run did not use the offline extractor (its id must match the
     run's). `at`: the retraction time stamped as `expired_at` (default: now, UTC). WorkspaceError when the
-    workspace has no run to add to."""
+    workspace has no run to add to.
+
+    As with `run`, a result worse than the current generation is not committed unless `keep_partial`: when more
+    than `max_failures` of the corpus's chunks failed, or every chunk of a file named in `files` failed (its
+    content would be missing, or its earlier version's replaced by nothing), `outcome` is "rejected", the
+    summary goes to .kgkit/rejected-run.json and the workspace is left as it was."""
     ws = as_workspace(workspace)
     clock = time.perf_counter
     timings: dict[str, float] = {}
@@ -246,6 +254,17 @@ def add(
                        added=added, retracted=sorted({p for p in removed} | {
                            str(r.path) for r in (previous.documents.itertuples() if previous is not None else [])
                            if str(r.id) in gone}), expired_relations=expired)
+        emptied = [d.path for d in extractions if d.path in set(added) and d.chunks
+                   and all(c.error is not None for c in d.chunks)]
+        if (emptied or result.failed_share() > max_failures) and not keep_partial:
+            result.outcome = "rejected"
+            result.generation = ws.manifest().generation
+            why = (f"every chunk of {', '.join(emptied)} failed" if emptied else
+                   f"{len(result.chunk_errors)} of {len(chunks)} chunks failed")
+            result.notes.append(f"{why}: nothing was replaced (generation {result.generation} is still current); "
+                                "fix the cause and add again, or keep it anyway with keep_partial=True")
+            io.write_json(ws.path(REJECTED_RUN), result.summary(), indent=2)
+            return result
         result.outcome = "failures" if (errors or result.chunk_errors) else "complete"
         gen = ws.begin("add")
         mark_stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
