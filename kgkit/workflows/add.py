@@ -38,12 +38,11 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit import io
 from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
 from kgkit.core.graph import Graph
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME
-from kgkit.io.workspace import EXTRACTIONS, GRAPH, REJECTED_RUN, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
+from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
@@ -57,7 +56,7 @@ from kgkit.workflows.graph import (
     stage_files,
     write_graph_outputs,
 )
-from kgkit.workflows.run import RunResult
+from kgkit.workflows.run import RunResult, reject_if_worse
 
 __all__ = ["RETRACTED", "Added", "add"]
 
@@ -256,14 +255,8 @@ def add(
                            if str(r.id) in gone}), expired_relations=expired)
         emptied = [d.path for d in extractions if d.path in set(added) and d.chunks
                    and all(c.error is not None for c in d.chunks)]
-        if (emptied or result.failed_share() > max_failures) and not keep_partial:
-            result.outcome = "rejected"
-            result.generation = ws.manifest().generation
-            why = (f"every chunk of {', '.join(emptied)} failed" if emptied else
-                   f"{len(result.chunk_errors)} of {len(chunks)} chunks failed")
-            result.notes.append(f"{why}: nothing was replaced (generation {result.generation} is still current); "
-                                "fix the cause and add again, or keep it anyway with keep_partial=True")
-            io.write_json(ws.path(REJECTED_RUN), result.summary(), indent=2)
+        if reject_if_worse(ws, result, max_failures=max_failures, keep_partial=keep_partial, emptied=emptied,
+                           step="add", flag=""):
             return result
         result.outcome = "failures" if (errors or result.chunk_errors) else "complete"
         gen = ws.begin("add")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -164,6 +165,25 @@ def _extraction_config(corpus: str | Path, domain: Domain, domain_source: Domain
             "extractor": extractor.id, "model": getattr(client, "model", None), **sizes}
 
 
+def reject_if_worse(ws: Workspace, result: RunResult, *, max_failures: float, keep_partial: bool,
+                    emptied: Sequence[str] = (), step: str = "run", flag: str = " (--keep-partial)") -> bool:
+    """Mark `result` rejected (outcome, current generation, a note, .kgkit/rejected-run.json) and return True when
+    it is worse than what it would replace, unless `keep_partial`: every chunk failed, more than `max_failures`
+    of them did, or every chunk of a file in `emptied` did. The caller then commits nothing."""
+    failed, chunks = result.chunk_errors, result.chunks
+    all_failed = bool(chunks) and len(failed) == len(chunks)
+    if keep_partial or not (emptied or all_failed or result.failed_share() > max_failures):
+        return False
+    result.outcome = "rejected"
+    result.generation = ws.manifest().generation
+    why = f"every chunk of {', '.join(emptied)} failed" if emptied else f"{len(failed)} of {len(chunks)} chunks failed"
+    result.notes.append(f"{why}: nothing was replaced"
+                        + (f" (generation {result.generation} is still current)" if result.generation else "")
+                        + f"; fix the cause and {step} again, or keep it anyway with keep_partial=True{flag}")
+    io.write_json(ws.path(REJECTED_RUN), result.summary(), indent=2)
+    return True
+
+
 def run(
     workspace: Workspace | str | os.PathLike[str],
     corpus: str | Path,
@@ -218,16 +238,9 @@ def run(
                            extractions=extractions, cache=cache,
                            extractor_id=extractor.id, domain_id=dom.id, ledger=getattr(client, "ledger", None),
                            timings=timings, graph=graph, communities=comms, notes=list(ws.notes))
-        failed = result.chunk_errors
-        all_failed = bool(chunks) and len(failed) == len(chunks)
-        if (all_failed or result.failed_share() > max_failures) and not keep_partial:
-            result.outcome = "rejected"
-            result.generation = ws.manifest().generation
-            result.notes.append(f"{len(failed)} of {len(chunks)} chunks failed: nothing was replaced"
-                                + (f" (generation {result.generation} is still current)" if result.generation else "")
-                                + "; fix the cause and run again, or keep it anyway with keep_partial=True (--keep-partial)")
-            io.write_json(ws.path(REJECTED_RUN), result.summary(), indent=2)
+        if reject_if_worse(ws, result, max_failures=max_failures, keep_partial=keep_partial):
             return result
+        failed = result.chunk_errors
         result.outcome = "failures" if (errors or failed) else "complete"
         t = clock()
         gen = ws.begin("run", config=_extraction_config(
