@@ -198,14 +198,28 @@ def test_write_mode_is_serialised_with_a_cli_writer(demo_ws: Path, tmp_path: Pat
             assert made["decision"]["kind"] == "keep_apart" and made["decisions"] == 1
             assert made["decision"]["decided_by"] == "llm"  # an agent's decision, which a person can override
             assert "no entity with id" in _error(await session.call_tool("decide", {**decision, "target": "X:none"}))
+            assert "split" not in {t.name for t in (await session.list_tools()).tools}  # not allowed: absent
             assert _json(await session.call_tool("apply", {}))["schema"] == "kgkit.apply/1"
 
         _session(ws, "--allow", "decide,apply", "--lock-timeout", "1", check=check)
+
+        async def split(session: ClientSession) -> None:
+            await session.initialize()
+            args = {"entity": "Organization:congress", "documents": ["1934-Roosevelt-1.txt"], "label": "73rd",
+                    "why": "the 73rd Congress"}
+            made = _json(await session.call_tool("split", args))
+            assert made["decision"]["subjects"][1] == "Organization:congress~73rd"
+            assert made["decision"]["decided_by"] == "llm"
+            assert "not a document" in _error(await session.call_tool("split", {**args, "documents": ["none.txt"]}))
+            assert _json(await session.call_tool("apply", {}))["changed"] is True
+
+        _session(ws, "--allow", "split,apply", check=split)
     finally:
         if holder.poll() is None:
             holder.kill()
             holder.wait(timeout=10)
     assert "keep_apart" in (ws / "decisions.yaml").read_text()
+    assert "Organization:congress~73rd" in (ws / "graph.json").read_text()
 
 
 def test_cli_usage_errors(tmp_path: Path, demo_ws: Path) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from kgkit.cli import add, cache, export, graph, graphdb, mcp, narrate, resolve, run, search
+from kgkit.cli import add, cache, export, graph, graphdb, mcp, narrate, resolve, run, search, split
 
 __all__ = ["app", "main"]
 
@@ -23,7 +23,7 @@ COMMANDS = {
           ("topology", graph.topology_command), ("query", graph.query_command),
           ("index", search.index_command), ("search", search.search_command),
           ("resolve", resolve.resolve_cmd), ("review", resolve.review_cmd), ("apply", resolve.apply_cmd),
-          ("undo", resolve.undo_cmd),
+          ("undo", resolve.undo_cmd), ("split", split.split_command),
           ("narrate", narrate.narrate_command), ("mcp", mcp.mcp_command),
           ("export", export.export), ("import-siftkg", export.import_siftkg),
           ("push", graphdb.push_command), ("pull", graphdb.pull_command)],

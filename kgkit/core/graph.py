@@ -97,6 +97,7 @@ class GraphMeta(TypedDict, total=False):
     extractors: list[str]  # every extractor id of the input, failed chunks included
     communities: dict[str, Any]  # kgkit.stages.communities params (method, seed, resolution, weight,
     #                              weak_types, weak_factor) once assign_communities has run
+    splits: list[str]  # the split-off entity ids the build made (kgkit.stages.splits), when any
     source: str  # "sift-kg" for a graph imported from sift-kg's graph_data.json (kgkit.io.importers)
     sift_kg_version: str | None
     sift_kg_created_at: str | None

@@ -48,7 +48,7 @@ def dump_decisions(decisions: Sequence[Decision]) -> str:
     rows = []
     for d in sorted(decisions, key=lambda d: d.id):
         data = d.model_dump(mode="json")
-        row = {k: data[k] for k in _ORDER if data[k] not in (None, "", {}) or k in ("id", "kind", "subjects")}
+        row = {k: data[k] for k in _ORDER if data[k] not in (None, "", {}, []) or k in ("id", "kind", "subjects")}
         rows.append(row)
     body = yaml.safe_dump({"format": FORMAT, "decisions": rows}, sort_keys=False, allow_unicode=True, width=120)
     return _HEADER + body

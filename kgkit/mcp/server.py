@@ -30,7 +30,7 @@ from kgkit.workflows.graph import as_workspace
 __all__ = ["READ_TOOLS", "WRITE_TOOLS", "agent_guide", "build_server", "parse_allow"]
 
 READ_TOOLS = ("search", "entity", "neighbourhood", "path", "topology", "documents", "facts", "pending")
-WRITE_TOOLS = ("add", "decide", "apply")
+WRITE_TOOLS = ("add", "decide", "split", "apply")
 GUIDE_URI = "kgkit://guide"
 
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description=f"Rows per page (1-{MAX_LIMIT}).")]

@@ -1,6 +1,6 @@
 """The MCP server's write tools, registered only when the server was started with them named (`--allow`):
-add (documents into the corpus, incremental), decide (record a merge or keep-apart decision), apply (apply the
-accepted decisions). Each calls the workflow the CLI calls, which holds the Workspace lock for the write: a
+add (documents into the corpus, incremental), decide (record a merge or keep-apart decision), split (record that
+some documents' mentions of an entity are another thing), apply (apply the accepted decisions). Each calls the workflow the CLI calls, which holds the Workspace lock for the write: a
 busy workspace is a tool error naming the holder, never a half-written file.
 """
 
@@ -90,6 +90,34 @@ def register_writes(server: MCPServer, ws: Workspace, *, allow: frozenset[str], 
             if mine:
                 raise ToolError(f"a person already decided {source} / {target} ({mine[0].kind}: {mine[0].why}); "
                                 "only a person changes that (kgkit review)")
+            all_made = _write(record, ws, [made], lock_timeout=lock_timeout)
+            return {"schema": "kgkit.decision/1", "decision": made.model_dump(mode="json"),
+                    "decisions": len(all_made), "generation": ws.manifest().generation}
+
+    if "split" in allow:
+        @server.tool(annotations=write)
+        def split(entity: EntityId,
+                  documents: Annotated[list[str], Field(min_length=1, description="Documents (paths as `documents` "
+                                                        "lists them, or ids) whose mentions of the entity are another thing.")],
+                  label: Annotated[str, Field(min_length=1, description="A few words naming the other thing: the new "
+                                              "entity's id is <entity>~<label>.")],
+                  why: Annotated[str, Field(min_length=1, description="The reason, shown to the person who reviews it.")],
+                  who: Annotated[str, Field(description="Who decides (recorded with the decision).")] = "mcp agent",
+                  ) -> dict[str, Any]:
+            """Record a split (same name, different things): the entity's mentions in these documents become a new
+            entity, marked as an agent's decision (a person's decision on it wins); `apply` rebuilds the graph with
+            it, and `kgkit undo` takes that back."""
+            from kgkit.stages.resolve.split import split_decision
+            from kgkit.workflows.graph import read_graph
+            from kgkit.workflows.resolve import record
+            from kgkit.workflows.split import document_ids
+
+            graph = read_graph(ws)
+            if entity not in set(graph.entities["id"]):
+                raise ToolError(f"no entity with id {entity!r}: use the ids that entity or search return")
+            docs = _write(document_ids, graph, documents)
+            made = split_decision(entity, documents=docs, label=label, why=why, who=who, at=_now())
+            made = made.model_copy(update={"decided_by": "llm"})  # an agent's: `kgkit review` shows it, a person wins
             all_made = _write(record, ws, [made], lock_timeout=lock_timeout)
             return {"schema": "kgkit.decision/1", "decision": made.model_dump(mode="json"),
                     "decisions": len(all_made), "generation": ws.manifest().generation}

@@ -50,12 +50,14 @@ from kgkit.stages.mentions import (
     extractor_ids,
 )
 from kgkit.stages.postprocess import combined_codes, relation_flags, reversed_mask
+from kgkit.stages.splits import SplitSpec, split_ids
 from kgkit.stages.temporal import resolve_conflicts
 
 __all__ = ["Mentions", "build_graph"]  # Mentions: kgkit.stages.mentions, re-exported
 
 
-def _mention_frames(chunks: Iterable[ChunkRow], domain: Domain) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, list[str], list[str]]:
+def _mention_frames(chunks: Iterable[ChunkRow], domain: Domain, splits: Sequence[SplitSpec] = ()
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, list[str], list[str]]:
     """Entity and relation mention frames from Mentions.chunks rows, and the distinct entity, document and chunk
     ids the mentions' integer codes index. No Python step per mention: the rows are transposed to named columns
     (EntityMention / RelationMention of column tuples), each distinct (type, name) is resolved to its entity id
@@ -95,6 +97,11 @@ def _mention_frames(chunks: Iterable[ChunkRow], domain: Domain) -> tuple[pd.Data
     pair_code, entity_ids = pd.factorize(pair_ids)
     code, canon = pair_code[inverse.reshape(-1)].astype(np.int64), canon[inverse.reshape(-1)]
     ids = np.asarray(entity_ids, dtype=object)[code]
+    if splits:  # same name, another thing: a person's split moves these mentions to a new entity
+        slot_chunk = np.concatenate([ent_chunk, rel_chunk, rel_chunk])
+        ids = split_ids(ids, doc_col[slot_chunk], chunk_col[slot_chunk], splits)
+        code, entity_ids = pd.factorize(ids)
+        code = code.astype(np.int64)
 
     def chunk_fields(at: np.ndarray) -> dict[str, Any]:
         return {"document_id": _obj(doc_col[at]), "chunk_id": _obj(chunk_col[at]),
@@ -350,6 +357,7 @@ def build_graph(
     learned_at: str | Mapping[str, str] | None = None,
     repair: bool = True,
     resolve: bool = True,
+    splits: Sequence[SplitSpec] = (),
 ) -> Graph:
     """Merge document extractions (or their Mentions rows) into one Graph. Entities without relations are kept.
 
@@ -360,9 +368,11 @@ def build_graph(
       flipped and flagged ``direction_repaired`` (kgkit.stages.postprocess); their type never changes.
     - `resolve` (default on): single-valued relation types are resolved in world/graph time
       (kgkit.stages.temporal.resolve_conflicts): an older fact is invalidated, never deleted.
+    - `splits` (kgkit.stages.resolve.split.split_specs of the accepted split decisions): mentions of a split
+      entity in the named documents or chunks become its split-off entity.
     """
     with gc_paused():
-        graph = _build(extractions, domain, learned_at, repair)
+        graph = _build(extractions, domain, learned_at, repair, tuple(splits))
     return resolve_conflicts(graph, domain=domain) if resolve else graph
 
 
@@ -381,12 +391,12 @@ def gc_paused() -> Iterator[None]:
 
 
 def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
-           learned_at: str | Mapping[str, str] | None, repair: bool) -> Graph:
+           learned_at: str | Mapping[str, str] | None, repair: bool, splits: tuple[SplitSpec, ...] = ()) -> Graph:
     if isinstance(extractions, Mentions):
         doc_rows, extractors, chunks = extractions.documents, extractions.extractors, extractions.chunks
     else:
         doc_rows, extractors, chunks = document_rows(extractions), extractor_ids(extractions), chunk_rows(extractions)
-    ents, rels, entity_ids, doc_ids, chunk_ids = _mention_frames(chunks, domain)
+    ents, rels, entity_ids, doc_ids, chunk_ids = _mention_frames(chunks, domain, splits)
     del chunks
     places = {"dcode": _ranks(doc_ids), "ccode": _ranks(chunk_ids)}
     rank = _ranks(entity_ids)  # entity code -> position in sorted-id order: codes then sort like ids
@@ -401,6 +411,8 @@ def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
     documents = pd.DataFrame(doc_rows, columns=list(DocumentRow._fields)).sort_values(["path", "id"], kind="stable")
     meta: GraphMeta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors,
                        "builder": "kgkit.build/1"}
+    if splits:
+        meta["splits"] = sorted(spec.new_id for spec in splits)
     relations = _relations_table(rels, domain, learned_at)
     entities = _entities_table(ents, rels, sorted_ids)
     degree = pd.concat([relations["source"], relations["target"]]).value_counts()

@@ -57,3 +57,29 @@ def ada_works_for_acme(evidence: str = "Ada joined Acme.") -> Any:
                          {**entity_row("b", "Acme", "Thing", 2), "degree": 1}]).drop(columns="community")
     rels = pd.DataFrame([{**relation_row("r1"), "type": "WORKS_FOR", "evidence": evidence}])
     return Graph.empty().replace(entities=ents, relations=rels)
+
+
+def paris_extractions() -> list[Any]:
+    """Three one-chunk documents naming "Paris": two about the French capital (doc:fr1, doc:fr2: with France,
+    the Seine, the Louvre ...), one about Paris, Texas (doc:tx1: with Texas, Lamar County, Dallas); each
+    document says Paris is located in its country or state."""
+    from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation, TextExtraction
+
+    def doc(doc_id: str, place: str, others: list[str], confidence: float) -> DocumentExtraction:
+        ents = [ExtractedEntity(name=n, type="Location") for n in ["Paris", place, *others]]
+        rel = ExtractedRelation(source="Paris", source_type="Location", target=place, target_type="Location",
+                                type="LOCATED_IN", evidence=f"Paris is in {place}.", confidence=confidence)
+        text = TextExtraction(entities=tuple(ents), relations=(rel,), extractor_id="test")
+        chunk = ChunkExtraction(chunk_id=f"{doc_id}#0", document_id=doc_id, extraction=text)
+        return DocumentExtraction(document_id=doc_id, path=f"{doc_id[4:]}.txt", chunks=(chunk,))
+
+    return [doc("doc:fr1", "France", ["Seine", "Louvre"], 0.8), doc("doc:fr2", "France", ["Eiffel Tower", "Seine"], 0.6),
+            doc("doc:tx1", "Texas", ["Lamar County", "Dallas"], 0.7)]
+
+
+def split_graph() -> Any:
+    """The graph of `paris_extractions` (one Paris entity, as the build merges by name)."""
+    from kgkit.io import load_domain
+    from kgkit.stages.build import build_graph
+
+    return build_graph(paris_extractions(), domain=load_domain("general"))

@@ -58,3 +58,19 @@ def sample_workspace(root: str | os.PathLike[str]):  # -> Workspace
     ws = as_workspace(Path(root) / "ws")
     run(ws, docs, extractor=CapitalisedNames(), write_view=False)
     return ws
+
+
+def paris_workspace(root: str | os.PathLike[str]):  # -> Workspace
+    """A workspace at `root`/ws whose extractions.jsonl holds builders.paris_extractions (Paris, France in two
+    documents, Paris, Texas in one), built by the build workflow with the general domain."""
+    from kgkit.io.workspace import EXTRACTIONS
+    from kgkit.testing.builders import paris_extractions
+    from kgkit.workflows.graph import as_workspace, build
+
+    ws = as_workspace(Path(root) / "ws")
+    with ws.writer(step="extract"):
+        gen = ws.begin("extract", config={"domain_source": "general"})
+        gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in paris_extractions()])
+        gen.commit()
+    build(ws, write_view=False)
+    return ws

@@ -53,6 +53,7 @@ from kgkit.workflows.graph import (
     mark_stale_if_changed,
     read_graph,
     replay_decisions,
+    split_options,
     stage_files,
     write_graph_outputs,
 )
@@ -233,7 +234,7 @@ def add(
         timings["extract"] = clock() - t
         t = clock()
         previous = read_graph(ws) if ws.exists(GRAPH) else None
-        built = cache.run(build_graph, extractions, domain=dom, learned_at=config.get("learned_at"))
+        built = cache.run(build_graph, extractions, domain=dom, learned_at=config.get("learned_at"), **split_options(ws))
         built, journals = replay_decisions(ws, built, dom)
         paths_now = {d.path for d in documents} | {e.path for e in errors}
         gone = set() if previous is None else {

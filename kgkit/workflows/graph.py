@@ -25,13 +25,14 @@ from kgkit.core.constants import VIEW_NODES
 from kgkit.core.domain import Domain
 from kgkit.core.graph import Graph
 from kgkit.core.records import sha256_hex
-from kgkit.io.workspace import COMMUNITIES, EXTRACTIONS, GRAPH, JOURNAL_DIR, VIEW, Generation, Workspace
+from kgkit.io.workspace import COMMUNITIES, EXTRACTIONS, GRAPH, JOURNAL_DIR, VIEW, Generation, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
+from kgkit.stages.splits import SplitSpec
 
 __all__ = ["BuildResult", "Imported", "as_workspace", "build", "commit_graph", "communities", "domain_of",
-           "import_graph", "import_siftkg", "mark_stale_if_changed", "read_graph", "replay_decisions", "stage_files",
-           "view", "write_graph_outputs"]
+           "import_graph", "import_siftkg", "mark_stale_if_changed", "read_graph", "rebuild_graph", "replay_decisions",
+           "split_options", "stage_files", "view", "workspace_splits", "write_graph_outputs"]
 
 DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
                     "narrative.md": "the graph changed: run `kgkit narrate WS`"}
@@ -110,7 +111,8 @@ def build(
     dom = domain_of(domain)
     with ws.writer(lock_timeout=lock_timeout, step="build"):
         found = read_extractions(ws.path(EXTRACTIONS) if source is None else Path(source), domain=dom)
-        graph, journals = replay_decisions(ws, build_graph(found, domain=dom, learned_at=learned_at, repair=repair), dom)
+        built = build_graph(found, domain=dom, learned_at=learned_at, repair=repair, splits=workspace_splits(ws))
+        graph, journals = replay_decisions(ws, built, dom)
         comms = detect_communities(graph, seed=seed, method=method)
         graph = assign_communities(graph, comms)
         gen = ws.begin("build", config={"domain": dom.id, "domain_source": domain if isinstance(domain, str) else dom.name,
@@ -124,6 +126,35 @@ def build(
 
     return BuildResult(graph=graph, communities=comms, chunk_errors=failed_chunks(found), outputs=outputs,
                        generation=number)
+
+
+def workspace_splits(ws: Workspace) -> tuple[SplitSpec, ...]:
+    """The accepted split decisions of the workspace, as `build_graph(..., splits=)` takes them."""
+    from kgkit.io.decisions import read_decisions
+    from kgkit.stages.resolve.split import split_specs
+
+    return split_specs(read_decisions(ws))
+
+
+def split_options(ws: Workspace) -> dict[str, tuple[SplitSpec, ...]]:
+    """`build_graph` keyword arguments for the workspace's splits: {} when there are none (the build's cache key
+    stays what it was)."""
+    specs = workspace_splits(ws)
+    return {"splits": specs} if specs else {}
+
+
+def rebuild_graph(ws: Workspace, *, splits: Sequence[SplitSpec]) -> Graph:
+    """The graph as the last build made it (no decisions applied, no communities), built again from the
+    workspace's extractions with `splits`: how a new split decision reaches the graph."""
+    from kgkit.io.extractions import read_extractions
+
+    if not ws.exists(EXTRACTIONS):
+        raise WorkspaceError(f"{ws.root} has no {EXTRACTIONS}: a split is made when the graph is built from "
+                             "extractions, and this graph was imported")
+    config = ws.manifest().config
+    dom = domain_of(config.get("domain_source") or "general")
+    found = read_extractions(ws.path(EXTRACTIONS), domain=dom)
+    return build_graph(found, domain=dom, learned_at=config.get("learned_at"), splits=splits)
 
 
 def replay_decisions(ws: Workspace, graph: Graph, domain: Domain) -> tuple[Graph, list[tuple[str, bytes | None]]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -51,7 +51,9 @@ from kgkit.stages.resolve import (
     pending,
 )
 from kgkit.stages.resolve import undo as undo_stage
-from kgkit.workflows.graph import as_workspace, commit_graph, read_graph
+from kgkit.stages.resolve.apply import journal_between
+from kgkit.stages.resolve.split import split_specs
+from kgkit.workflows.graph import as_workspace, commit_graph, read_graph, rebuild_graph
 
 __all__ = ["Applied", "Resolved", "Undone", "apply", "candidates", "decisions", "merged_away", "record", "resolve",
            "symmetric_types", "undo"]
@@ -207,6 +209,22 @@ def record(workspace: Workspace | str | os.PathLike[str], made: Sequence[Decisio
     return read_decisions(ws)
 
 
+def _undo_journals(ws: Workspace, base: Graph, names: Sequence[str]) -> tuple[Graph, dict[str, bytes | None]]:
+    """`base` with the applies of journals `names` undone (newest first), and the journal files that records:
+    each moved to NNNN.undone-<hash>.json."""
+    files: dict[str, bytes | None] = {}
+    for old in reversed(names):
+        journal_before = read_journal(ws, old)
+        try:
+            base = undo_stage(base, journal_before)
+        except ValueError as exc:
+            raise WorkspaceError(f"cannot undo {old} to take back a merge now kept apart ({exc}); run `kgkit "
+                                 "undo` until that merge is undone, then `kgkit apply`") from exc
+        files[old] = None
+        files[f"{old[:-5]}.undone-{journal_before.after_sha256[:12]}.json"] = ws.read_bytes(old)
+    return base, files
+
+
 def apply(workspace: Workspace | str | os.PathLike[str], *, domain: str | None = None,
           lock_timeout: float = 60.0) -> Applied:
     """Apply the accepted decisions: the merged graph, its journal (journal/NNNN.json), fresh communities and
@@ -214,25 +232,26 @@ def apply(workspace: Workspace | str | os.PathLike[str], *, domain: str | None =
 
     A keep-apart decision (a person's veto) on entities an earlier apply merged undoes that apply and every
     later one first (their journals are kept as NNNN.undone-<hash>.json, as `undo` does), then applies all
-    decisions again, in the same generation; `Applied.undone` names those journals."""
+    decisions again, in the same generation; `Applied.undone` names those journals.
+
+    A split decision made or withdrawn since the graph was built rebuilds the graph from the workspace's
+    extractions with the splits, then applies every decision; its journal still undoes it exactly."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="apply"):
         before = read_graph(ws)
         made = read_decisions(ws)
         # communities are derived: the journal records the merge itself; they are found again afterwards
         base = without_communities(before)
-        undone = _to_undo(ws, made)
-        files: dict[str, bytes | None] = {}
-        for old in reversed(undone):
-            journal_before = read_journal(ws, old)
-            try:
-                base = undo_stage(base, journal_before)
-            except ValueError as exc:
-                raise WorkspaceError(f"cannot undo {old} to take back a merge now kept apart ({exc}); run `kgkit "
-                                     "undo` until that merge is undone, then `kgkit apply`") from exc
-            files[old] = None
-            files[f"{old[:-5]}.undone-{journal_before.after_sha256[:12]}.json"] = ws.read_bytes(old)
-        out = apply_decisions(base, made, symmetric=symmetric_types(before, domain))
+        specs = split_specs(made)
+        symmetric = symmetric_types(before, domain)
+        if [s.new_id for s in specs] != list(before.meta.get("splits", [])):  # a split made or withdrawn
+            undone, files = [], {}
+            out = apply_decisions(rebuild_graph(ws, splits=specs), made, symmetric=symmetric)
+            out = replace(out, journal=journal_between(base, out.graph, out.journal.entries, out.mapping))
+        else:
+            undone = _to_undo(ws, made)
+            base, files = _undo_journals(ws, base, undone)
+            out = apply_decisions(base, made, symmetric=symmetric)
         if not undone and out.journal.before_sha256 == out.journal.after_sha256:
             return Applied(before=before, graph=before, journal=None, generation=ws.manifest().generation)
         kept = [n for n in ws.journal_names() if n not in undone]

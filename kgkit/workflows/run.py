@@ -52,6 +52,7 @@ from kgkit.workflows.graph import (
     domain_of,
     mark_stale_if_changed,
     replay_decisions,
+    split_options,
     stage_files,
     write_graph_outputs,
 )
@@ -226,7 +227,7 @@ def run(
             timings=timings)
         _raise_preflight_failure(extractor)
         t = clock()
-        graph = cache.run(build_graph, extractions, domain=dom, learned_at=learned_at)
+        graph = cache.run(build_graph, extractions, domain=dom, learned_at=learned_at, **split_options(ws))
         graph, journals = replay_decisions(ws, graph, dom)
         timings["build"] = clock() - t
         t = clock()

@@ -226,6 +226,15 @@ def _reject(rel: pd.DataFrame, decisions: Sequence[Decision], mapping: dict[str,
     return rel[~rel["id"].isin(removed)], entries, removed
 
 
+def _split_entries(decisions: Sequence[Decision], ids: set[str]) -> list[JournalEntry]:
+    """Splits are made at build time (kgkit.stages.splits); the journal says whether the graph has each."""
+    return [JournalEntry(decision_id=d.id, kind=d.kind, subjects=d.subjects,
+                         status="applied" if d.subjects[1] in ids else "skipped",
+                         detail="split at build" if d.subjects[1] in ids else
+                         "not in this graph (no mention in those documents, or not rebuilt since: `kgkit apply`)")
+            for d in decisions if d.kind == "split" and d.verdict == "accept"]
+
+
 # --------------------------------------------------------------------------- diff and undo
 
 
@@ -290,6 +299,7 @@ def apply_decisions(graph: Graph, decisions: Sequence[Decision], *, symmetric: I
     mapping, entries = _groups(decisions, ids, dict(zip(ents["id"], ents["mentions"].astype(int))))
     rel, renamed = _rewire(graph.relations, mapping, sym)
     rel, rejected, removed = _reject(rel, decisions, mapping, sym)
+    rejected += _split_entries(decisions, ids)
     prov = graph.provenance
     prov = prov[~((prov["kind"] == "relation") & prov["item_id"].map(lambda i: renamed.get(i, i)).isin(removed))]
     if mapping or renamed:
@@ -299,8 +309,13 @@ def apply_decisions(graph: Graph, decisions: Sequence[Decision], *, symmetric: I
     degree = pd.concat([rel["source"], rel["target"]]).value_counts()
     ents = ents.assign(degree=ents["id"].map(degree).fillna(0).astype("int64"))
     after = graph.replace(entities=ents, relations=rel.reset_index(drop=True), provenance=prov.reset_index(drop=True))
-    before_json, after_json = graph.to_json_dict(), after.to_json_dict()
-    journal = Journal(before_sha256=graph.sha256(), after_sha256=after.sha256(),
-                      entries=entries + rejected, mapping=mapping, meta_before=dict(graph.meta),
-                      tables={t: _diff(before_json[t], after_json[t]) for t in TABLES})
-    return Applied(graph=after, journal=journal, mapping=mapping)
+    return Applied(graph=after, journal=journal_between(graph, after, entries + rejected, mapping), mapping=mapping)
+
+
+def journal_between(before: Graph, after: Graph, entries: Sequence[JournalEntry], mapping: dict[str, str]) -> Journal:
+    """The journal that takes `after` back to `before` exactly (`undo(after, journal)`), whatever made it: an
+    apply, or a rebuild that made a new split."""
+    before_json, after_json = before.to_json_dict(), after.to_json_dict()
+    return Journal(before_sha256=before.sha256(), after_sha256=after.sha256(), entries=list(entries),
+                   mapping=mapping, meta_before=dict(before.meta),
+                   tables={t: _diff(before_json[t], after_json[t]) for t in TABLES})

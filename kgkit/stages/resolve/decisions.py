@@ -29,9 +29,10 @@ from kgkit.stages.resolve.guards import policy_guard
 from kgkit.stages.resolve.keys import match_key
 from kgkit.stages.resolve.scoring import GUARD_PREFIX, MergeCandidate
 
-Kind = Literal["merge", "keep_apart", "reject_relation"]
+Kind = Literal["merge", "keep_apart", "reject_relation", "split"]
 DecidedBy = Literal["policy", "person", "llm"]
 DECIDER_RANK = {"person": 0, "llm": 1, "policy": 2}  # who decided -> precedence (lower wins)
+SPLIT_MARK = "~"  # a split-off entity's id: the entity's id, SPLIT_MARK, a label ("L:paris~texas")
 
 
 def decision_id(kind: str, subjects: Sequence[str], relation_type: str | None = None) -> str:
@@ -43,14 +44,17 @@ def decision_id(kind: str, subjects: Sequence[str], relation_type: str | None = 
     >>> decision_id("reject_relation", ["a", "b"], "T") != decision_id("reject_relation", ["b", "a"], "T")
     True
     """
-    subj = list(subjects) if kind == "reject_relation" else sorted(subjects)
+    subj = list(subjects) if kind in ("reject_relation", "split") else sorted(subjects)
     return "dec:" + short_hash("pair" if kind in ("merge", "keep_apart") else kind, *subj, relation_type or "")
 
 
 class Decision(Record):
     """One decision. merge: subjects = (merged away, kept); keep_apart: two entities never to merge;
     reject_relation: subjects = (source, target) with `relation_type`, removed in that direction only
-    (both directions when the domain declares the type symmetric). verdict "reject" withdraws it."""
+    (both directions when the domain declares the type symmetric); split: subjects = (entity, new entity id
+    ``<entity>~<label>``), the mentions in `documents` or `chunks` become the new entity (same name, another
+    thing: made at build, so relation confidence and support stay exact; kgkit.stages.resolve.split).
+    verdict "reject" withdraws it."""
 
     id: str = ""
     kind: Kind
@@ -63,11 +67,17 @@ class Decision(Record):
     why: str = ""
     score: float | None = None
     features: dict[str, float] = Field(default_factory=dict)
+    documents: tuple[str, ...] = ()
+    chunks: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _check(self) -> Decision:
         if self.subjects[0] == self.subjects[1]:
             raise ValueError("subjects: an entity cannot be merged with or kept apart from itself")
+        if (self.kind == "split") != bool(self.documents or self.chunks):
+            raise ValueError("documents: a split names the documents or chunks whose mentions move, and only a split does")
+        if self.kind == "split" and not self.subjects[1].startswith(self.subjects[0] + SPLIT_MARK):
+            raise ValueError(f"subjects: a split's new id is the entity's id + {SPLIT_MARK!r} + a label")
         if (self.kind == "reject_relation") != (self.relation_type is not None):
             raise ValueError("relation_type: required for reject_relation, and only for it")
         want = decision_id(self.kind, self.subjects, self.relation_type)
@@ -82,6 +92,8 @@ class Decision(Record):
         """What the decision is about: an unordered entity pair (merge/keep apart) or a directed relation."""
         if self.kind == "reject_relation":
             return ("rel", *self.subjects, self.relation_type or "")
+        if self.kind == "split":
+            return ("split", *self.subjects)
         return ("pair", *sorted(self.subjects))
 
 
