@@ -23,6 +23,7 @@ CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--enable-unsafe-swiftshader",  # the explorer draws with WebGL: software (SwiftShader) here, opted into explicitly
     "--disable-background-networking",
     "--disable-component-update",
     "--no-first-run",

@@ -3,7 +3,8 @@
 `browser_tools.run_chromium` starts a browser per page (--dump-dom / --screenshot); this keeps one browser for a
 whole test module and drives pages in it: evaluate JavaScript, send real mouse and keyboard input, take
 screenshots. Same hardened, offline flags as browser_tools (every host resolves to nothing, a dead proxy
-catches the rest); the loopback address can be let through for a test's own server.
+catches the rest); the loopback address can be let through for a test's own server. WebGL is drawn in software
+(SwiftShader), opted into explicitly.
 
     with Browser(chromium) as browser:
         page = browser.open(path.as_uri())
@@ -119,6 +120,9 @@ class Browser:
         profile = Path(self._tmp.name) / "profile"
         flags = [f + ", EXCLUDE 127.0.0.1" if loopback and f.startswith("--host-resolver-rules=") else f
                  for f in bt.CHROMIUM_FLAGS]
+        # the explorer draws with WebGL: headless Chromium has no GPU here, so SwiftShader (software) draws it;
+        # Chromium's automatic fallback to it is deprecated, hence the explicit opt-in (our own test pages only)
+        flags.append("--enable-unsafe-swiftshader")
         cmd = [binary, *flags, f"--user-data-dir={profile}", "--remote-debugging-port=0",
                f"--window-size={size[0]},{size[1]}", "about:blank"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
@@ -152,8 +156,9 @@ class Browser:
                     raise CDPError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
 
-    def open(self, url: str, *, size: tuple[int, int] | None = None) -> Page:
-        """A new tab showing `url`, loaded (document.readyState complete)."""
+    def open(self, url: str, *, size: tuple[int, int] | None = None, init_script: str | None = None) -> Page:
+        """A new tab showing `url`, loaded (document.readyState complete); `init_script` runs in the page before
+        any of its own scripts (e.g. to take a browser feature away)."""
         width, height = size or self.size
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
@@ -161,6 +166,8 @@ class Browser:
         page.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
         page.call("Page.enable")
         page.call("Runtime.enable")
+        if init_script:
+            page.call("Page.addScriptToEvaluateOnNewDocument", source=init_script)
         page.call("Page.navigate", url=url)
         page.wait_for("document.readyState === 'complete' && location.href !== 'about:blank'", timeout=self.timeout)
         return page

@@ -52,12 +52,12 @@ def test_graph_page_draws_nodes_with_the_network_blocked(chromium: str, page: Pa
     assert sum(1 for n in counts.values() if n > 200) >= 4, f"expected several type colours, got {counts}"
 
 
-def test_injected_markup_never_runs_and_vis_network_draws(chromium: str, page: Path) -> None:
+def test_injected_markup_never_runs_and_the_renderer_draws(chromium: str, page: Path) -> None:
     run = bt.run_chromium(page, dump_dom=True, chromium=chromium)
     assert run.returncode == 0, run.stderr[-3000:]
     body = re.search(r"<body[^>]*>", run.stdout)
     assert body, run.stdout[:2000]
-    assert 'data-kg-drawn="1"' in body.group(0), "vis-network never finished drawing"
+    assert 'data-kg-drawn="1"' in body.group(0), "the renderer never finished drawing"
     assert "data-pwned" not in body.group(0), "document text was executed as HTML"
     assert "<img" not in run.stdout
     assert "&lt;img src=x onerror=" in run.stdout  # the title shows as text in the header

@@ -408,7 +408,7 @@ def check_readme_cli(s: Session) -> None:
     assert graph_counts(s.file("workspace/sift/graph.json"))[0] > 0
     assert "people_orgs_events" in s.line("domains").out
     assert s.file("cache.tar.gz").stat().st_size > 1000
-    assert "vis-network" in s.file("workspace/demo/graph.html").read_text()
+    assert "var KGKIT_SIGMA=" in s.file("workspace/demo/graph.html").read_text()  # the renderer, inlined
     hits = s.line('search "war powers act"').json()["hits"]
     assert any("war powers act" in (h["title"] + " " + h["text"]).lower() for h in hits), \
         "no hit of `search \"war powers act\"` contains the phrase:\n" + "\n".join(

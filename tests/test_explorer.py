@@ -95,7 +95,8 @@ def test_widget_traits_and_module() -> None:
     w = Explorer.from_graph(small_graph())
     assert w.selected == [] and w.payload["format"] == "kgkit.explorer/1" and len(w.payload["nodes"]) == 6
     esm = explorer_esm()
-    assert "KGKIT_VIS" in esm and "export default" in esm and "./explorer_logic.js" not in esm
+    assert esm.startswith("/*! kgkit explorer renderer: sigma 3.0.3") and "var KGKIT_SIGMA=" in esm
+    assert "export default" in esm and "./explorer_logic.js" not in esm and "./explorer_view.js" not in esm
 
 
 def test_graph_html_follows_apply_and_undo(tmp_path) -> None:
@@ -138,3 +139,22 @@ def test_merge_preview_and_overlay_mark_what_changes() -> None:
     assert ["removed", DIFF_COLOURS["removed"], 1] in w.payload["legend"]
     same = Explorer.overlay(graph, graph).payload
     assert {n["diff"] for n in same["nodes"]} == {"kept"} and {e["diff"] for e in same["edges"]} == {"kept"}
+
+
+def test_the_vendored_renderer_carries_its_licenses_and_build_recipe() -> None:
+    import hashlib
+    from pathlib import Path
+
+    from kgkit.views.explorer.page import renderer_js
+
+    vendor = Path(__file__).resolve().parents[1] / "kgkit" / "views" / "explorer" / "vendor"
+    bundle = (vendor / "sigma-graphology.min.js").read_bytes()
+    readme = (vendor / "README.md").read_text(encoding="utf-8")
+    assert hashlib.sha256(bundle).hexdigest() in readme  # the README names the bytes its recipe gives
+    lock = json.loads((vendor / "src" / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    for package, version in [("sigma", "3.0.3"), ("graphology", "0.26.0"), ("graphology-utils", "2.5.2"), ("events", "3.3.0")]:
+        assert lock[f"node_modules/{package}"]["version"] == version
+        assert f"{package} {version}" in bundle.decode()[:300] and f"| {version} |" in readme
+        mit = (vendor / "licenses" / f"{package}.txt").read_text(encoding="utf-8")
+        assert "Permission is hereby granted, free of charge" in " ".join(mit.split())  # the MIT license text
+    assert renderer_js().startswith("/*! kgkit explorer renderer") and "var KGKIT_SIGMA=" in renderer_js()

@@ -50,12 +50,22 @@ def page(browser: Browser, page_file: Path):
     browser.close_page(p)
 
 
+# what the renderer draws: sigma's display data (after the reducers), not the explorer's own bookkeeping
 def shown_nodes(p: Page) -> list[str]:
-    return sorted(p.eval("kgExplorer.network.body.data.nodes.get({filter: (n) => !n.hidden}).map((n) => n.id)"))
+    return sorted(p.eval("(() => { const r = kgExplorer.renderer;"
+                         " return r.getGraph().nodes().filter((n) => !r.getNodeDisplayData(n).hidden); })()"))
 
 
 def shown_edges(p: Page) -> list[str]:
-    return sorted(p.eval("kgExplorer.network.body.data.edges.get({filter: (e) => !e.hidden}).map((e) => e.id)"))
+    return sorted(p.eval("(() => { const r = kgExplorer.renderer;"
+                         " return r.getGraph().edges().filter((e) => !r.getEdgeDisplayData(e).hidden); })()"))
+
+
+def on_screen(p: Page, entity: str, root: str = "kgExplorer") -> tuple[float, float]:
+    """Where the renderer draws `entity`, in page pixels."""
+    return tuple(p.eval(f"""(() => {{ const r = {root}.renderer;
+        const at = r.graphToViewport(r.getGraph().getNodeAttributes({json.dumps(entity)}));
+        const box = r.getContainer().getBoundingClientRect(); return [box.left + at.x, box.top + at.y]; }})()"""))
 
 
 def details_text(p: Page) -> str:
@@ -142,8 +152,7 @@ def test_time_slider_hides_relations_not_valid_at_the_date(page: Page) -> None:
 
 
 def test_a_click_on_the_canvas_selects_the_entity(page: Page) -> None:
-    x, y = page.eval("""(() => { const n = kgExplorer.network; const p = n.canvasToDOM(n.getPositions(['Product:engine'])['Product:engine']);
-        const r = document.querySelector('.kgx-canvas').getBoundingClientRect(); return [r.left + p.x, r.top + p.y]; })()""")
+    x, y = on_screen(page, "Product:engine")
     page.click_at(x, y)
     assert page.eval("document.querySelector('[data-role=details] h2').textContent") == "Analytical Engine"
 
@@ -196,9 +205,7 @@ def test_widget_selection_reaches_python(browser: Browser, tmp_path: Path) -> No
     page.wait_for(READY)
     page.wait_for("document.querySelector('.kgx').dataset.kgReady === '1'")
     # a real click on a node in the canvas; what save_changes sends is what a comm message sets in Python
-    x, y = page.eval("""(() => { const net = document.querySelector('.kgx').kgExplorer.network;
-        const p = net.canvasToDOM(net.getPositions(['Person:babbage'])['Person:babbage']);
-        const r = document.querySelector('.kgx-canvas').getBoundingClientRect(); return [r.left + p.x, r.top + p.y]; })()""")
+    x, y = on_screen(page, "Person:babbage", "document.querySelector('.kgx').kgExplorer")
     page.click_at(x, y)
     saves = page.eval("globalThis.saves")
     assert saves and saves[-1] == {"selected": ["Person:babbage"]}
@@ -258,3 +265,80 @@ def test_svg_export_holds_what_is_shown_as_text(page: Page) -> None:
     svg = page.eval("kgExplorer.svg()")
     assert svg.startswith("<svg") and svg.count("<circle") == 5 and svg.count("<line") == 4
     assert "&lt;img src=x onerror" in svg and "<img" not in svg  # the hostile name, escaped by the serialiser
+
+
+def test_png_export_holds_the_drawn_graph(page: Page) -> None:
+    # every layer (WebGL and 2-D) copied onto one white canvas: the entities' colours are in the picture
+    counts = page.eval("""(async () => {
+        const img = new Image(); img.src = kgExplorer.png(); await img.decode();
+        const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+        const ctx = c.getContext('2d'); ctx.drawImage(img, 0, 0);
+        const px = ctx.getImageData(0, 0, c.width, c.height).data;
+        let person = 0, white = 0;
+        for (let i = 0; i < px.length; i += 4) {
+          if (px[i] === 0 && px[i + 1] === 0x72 && px[i + 2] === 0xB2) person++;
+          if (px[i] === 255 && px[i + 1] === 255 && px[i + 2] === 255) white++;
+        }
+        return [person, white, px.length / 4]; })()""")
+    person, white, total = counts
+    assert person > 500, counts  # Person (#0072B2) discs: three of them
+    assert white > total / 2, counts  # on white, not on a transparent or black background
+
+
+def test_dragging_moves_the_view_and_it_is_drawn_again(page: Page) -> None:
+    x, y = on_screen(page, "Product:engine")
+    box = page.eval("(() => { const b = document.querySelector('.kgx-canvas').getBoundingClientRect();"
+                    " return [b.left + 30, b.top + 30]; })()")
+    renders = page.eval("kgExplorer.stats().renders")
+    page.mouse("mouseMoved", *box)
+    page.mouse("mousePressed", *box, buttons=1, clicks=1)
+    for i in range(1, 11):
+        page.mouse("mouseMoved", box[0] + 8 * i, box[1] + 5 * i, buttons=1)
+    page.mouse("mouseReleased", box[0] + 80, box[1] + 50, clicks=1)
+    page.wait_for(f"kgExplorer.stats().renders > {renders} && !kgExplorer.renderer.getCamera().isAnimated()", timeout=10)
+    page.wait_for("document.querySelector('.sigma-nodes').style.transform === ''", timeout=10)
+    nx, ny = on_screen(page, "Product:engine")
+    assert nx - x >= 78 and ny - y >= 48, (x, y, nx, ny)  # moved with the drag (and its short inertia)
+    page.click_at(nx, ny)  # drawn where it now is: a click there selects it
+    assert page.eval("document.querySelector('[data-role=details] h2').textContent") == "Analytical Engine"
+
+
+def test_a_large_graph_draws_with_cheap_programs_and_stays_usable(browser: Browser, tmp_path: Path) -> None:
+    from explorer_graphs import large_graph
+
+    path = tmp_path / "large.html"
+    path.write_text(graph_html(large_graph(2100, 3200), max_nodes=None, title="large"), encoding="utf-8")
+    p = browser.open(path.as_uri())
+    p.wait_for(READY, timeout=60)
+    kinds = p.eval("(() => { const r = kgExplorer.renderer, g = r.getGraph();"
+                   " return [r.getNodeDisplayData(g.nodes()[0]).type, r.getEdgeDisplayData(g.edges()[0]).type]; })()")
+    assert kinds == ["point", "thin"]  # point sprites and 1-px lines: what a software WebGL draws quickly
+    assert len(shown_nodes(p)) == 2100 and len(shown_edges(p)) == 3200
+    search(p, "Person 10")
+    p.click("[data-role=suggestions] button")
+    assert p.eval("document.querySelector('[data-role=details] h2').textContent") == "Person 10"
+    p.click("[data-action=focus]")
+    around = set(p.eval("[...kgExplorer.neighbours('Person:e10', 1)]"))
+    assert set(shown_nodes(p)) == around and len(around) > 1
+    p.click("[data-action=show-all]")
+    p.click("[data-filter=type][data-value=Person]")
+    assert len(shown_nodes(p)) == 2100 - 420 and not any(n.startswith("Person:") for n in shown_nodes(p))
+    browser.close_page(p)
+
+
+NO_WEBGL = """(() => { const get = HTMLCanvasElement.prototype.getContext;
+  HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+    return /webgl/i.test(kind) ? null : get.call(this, kind, ...rest); }; })();"""
+
+
+def test_without_webgl_the_page_says_so_and_the_rest_works(browser: Browser, page_file: Path) -> None:
+    p = browser.open(page_file.as_uri(), init_script=NO_WEBGL)
+    p.wait_for(READY)
+    assert "cannot be drawn in this browser" in p.eval("document.querySelector('[data-role=no-webgl]').textContent")
+    assert search(p, "countess") == ["Countess of Lovelace alias of Ada Lovelace · Person"]
+    p.click("[data-role=suggestions] button")
+    assert p.eval("document.querySelector('[data-role=details] h2').textContent") == "Ada Lovelace"
+    p.click("[data-filter=type][data-value=Location]")
+    assert p.eval("document.querySelector('.kgx').dataset.visibleNodes") == "5"
+    assert p.eval("kgExplorer.svg()").count("<circle") == 5
+    browser.close_page(p)

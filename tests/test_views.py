@@ -66,7 +66,7 @@ def test_document_strings_never_appear_unescaped(xss_page: str) -> None:
     for raw in ("<img src=x onerror", "<script>alert", "<svg onload", "<b onmouseover", "<i>pred", "Evil & Co"):
         assert raw not in xss_page, raw
     assert "<!--" not in xss_page
-    # only the page's own three <script> blocks (data, vis-network, explorer) are ever closed
+    # only the page's own three <script> blocks (data, renderer, explorer) are ever closed
     assert xss_page.lower().count("</script") == 3
     # the escaped forms are there: JSON-escaped in the data block, HTML-escaped in the title
     assert "\\u003cimg src=x onerror=alert(1)\\u003e" in xss_page
@@ -86,14 +86,16 @@ def test_escaped_data_decodes_to_the_original_text(xss_page: str) -> None:
 
 
 def test_text_is_never_inserted_as_html() -> None:
-    # the explorer builds every element with createElement + text; vis-network 9 shows string titles with
-    # innerText (pyvis' link-popup mode, innerHTML, is not used)
+    # the explorer builds every element with createElement + text (tooltips too); the renderer (sigma.js) draws
+    # names on canvases with fillText and has no HTML sink at all
     page = graph_html(make_graph([entity("a", 'see <a href="javascript:alert(1)">x</a>')]))
     own_script = page[page.rindex('<script type="module">') :]
     assert "mount(" in own_script
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
         assert sink not in own_script, sink
-    assert "this.frame.innerText=t" in page  # the inlined vis-network really is the text-only version
+    renderer = page[page.index("var KGKIT_SIGMA=") : page.rindex('<script type="module">')]
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in renderer, sink
 
 
 def test_page_is_offline() -> None:
@@ -103,7 +105,7 @@ def test_page_is_offline() -> None:
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
     assert not re.search(r"url\(\s*[\"']?\s*(https?:)?//|@import", page, re.IGNORECASE)
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
-    assert "new vis.Network(" in page and "vis-network" in page  # the library is inlined
+    assert "var KGKIT_SIGMA=" in page and "new lib.Sigma(" in page  # the renderer is inlined
     assert "sourceMappingURL" not in page
 
 

@@ -1,6 +1,7 @@
 // Graph explorer front end: the standalone page (graph.html) and the anywidget share this module.
-// vis-network draws the canvas (positions come precomputed, physics off); everything else is plain DOM.
-// Document text is only ever inserted with textContent / text nodes, never as HTML.
+// sigma.js draws the graph with WebGL (graphology holds it; positions come precomputed, no physics); everything
+// else is plain DOM. Document text is only ever inserted with textContent / text nodes, never as HTML; on the
+// canvas, names are drawn with fillText.
 /**
  * @typedef {object} Model  anywidget's model: traits `payload` (kgkit.explorer/1, see
  *   kgkit/views/explorer/payload.py), `selected` (entity ids, both ways) and `height` (CSS size).
@@ -11,12 +12,10 @@
  * @property {() => void} save_changes
  */
 import {
-  adjacency, defaultState, findSpan, fitScale, labelSize, markTerms, neighbourhood, popView, pushView, searchIndex,
-  segments, shortestPath, suggest, visible,
+  adjacency, defaultState, findSpan, markTerms, neighbourhood, popView, pushView, searchIndex, segments, shortestPath,
+  suggest, visible,
 } from "./explorer_logic.js";
-
-const BIG = 3000; // edges above this: straight lines, edges hidden while panning / zooming, loaded in batches
-const BATCH = 5000;
+import { drawGraph } from "./explorer_view.js";
 
 const CSS = `
 .kgx{font:13px system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;background:#fff;display:flex;flex-direction:column;gap:6px}
@@ -51,7 +50,9 @@ const CSS = `
 .kgx-kv{display:grid;grid-template-columns:auto 1fr;gap:1px 8px}
 .kgx-kv dt{color:#666}.kgx-kv dd{margin:0;word-break:break-word}
 .kgx-flag{color:#C8102E;font-weight:600}
-div.vis-tooltip{position:absolute;visibility:hidden;padding:4px 6px;white-space:pre-wrap;word-break:break-word;max-width:380px;font-size:12px;background:#fff;border:1px solid #999;border-radius:3px;box-shadow:0 1px 4px rgba(0,0,0,.2);pointer-events:none;z-index:5}
+.kgx-canvas{overflow:hidden}
+.kgx-tip{position:absolute;display:none;padding:4px 6px;white-space:pre-wrap;word-break:break-word;max-width:380px;font-size:12px;background:#fff;border:1px solid #999;border-radius:3px;box-shadow:0 1px 4px rgba(0,0,0,.2);pointer-events:none;z-index:5}
+.kgx-nogl{margin:16px;color:#555}
 `;
 
 /** An element with attributes and children; string children become text nodes (never parsed as HTML). */
@@ -72,13 +73,6 @@ function marked(parts) {
   return parts.map((p) => (p.mark ? h("mark", {}, p.text) : document.createTextNode(p.text)));
 }
 
-function visLibrary() {
-  // eslint-disable-next-line no-undef
-  const lib = typeof KGKIT_VIS !== "undefined" ? KGKIT_VIS : globalThis.vis;
-  if (!lib || !lib.Network) throw new Error("vis-network is not loaded");
-  return lib;
-}
-
 function clip(text, n) {
   const t = String(text ?? "");
   return t.length <= n ? t : t.slice(0, n - 1) + "\u2026";
@@ -88,7 +82,6 @@ function clip(text, n) {
  * Returns an API (select, focus, setState, back, ...) that the widget and the tests use. */
 export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {}) {
   performance.mark("kgx:mount");
-  const vis = visLibrary();
   const byId = new Map(payload.nodes.map((n) => [n.id, n]));
   const edgeById = new Map(payload.edges.map((e) => [e.id, e]));
   const index = searchIndex(payload.nodes);
@@ -96,11 +89,10 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
   const docName = (i) => payload.documents[i] ?? "(unknown document)";
   const docTip = (i) => payload.document_ids[i] ?? "";
   const typeColour = new Map(payload.types.map(([t, c]) => [t, c]));
-  const big = payload.edges.length > BIG;
   let state = defaultState();
   let history = [];
   let pathFrom = null;
-  // what the DataSets show: everything at first (no item is created hidden)
+  // what the renderer shows: everything at first
   let shown = { nodes: new Set(payload.nodes.map((n) => n.id)), edges: new Set(payload.edges.map((e) => e.id)) };
 
   el.replaceChildren();
@@ -190,59 +182,19 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
     filters.append(sel);
   }
 
-  // --- the network ---
-  const rect = canvas.getBoundingClientRect();
-  const scale = fitScale(payload.nodes, rect.width || 800, rect.height || 600);
+  // --- the graph (kgkit/views/explorer_view.js: sigma.js, WebGL) ---
+  const view = drawGraph(canvas, payload, () => shown);
+  const { renderer, graph } = view;
   const nodeTitle = (n) => `${n.name}\n${n.type} · ${n.degree} relations · ${n.mentions} mentions`;
-  // per-item options cost vis-network time on 20k items: only what differs goes on an item, the rest in
-  // the options (two label groups: the most connected entities, labelled at the fitted zoom, and the rest)
-  const nodes = new vis.DataSet(payload.nodes.map((n) => ({
-    id: n.id, x: n.x, y: n.y, label: clip(n.name, 40), title: nodeTitle(n), color: n.colour,
-    size: 9 + 4 * Math.sqrt(Math.max(n.degree, 0)), group: n.rank < payload.labelled ? "top" : "rest",
-  })));
-  const edgeItems = payload.edges.map((e) => {
-    const item = { id: e.id, from: e.source, to: e.target, color: e.colour,
-      title: `${byId.get(e.source)?.name} \u2014${e.type}\u2192 ${byId.get(e.target)?.name}\n${clip(e.evidence, 300)}`,
-      width: e.review ? 3 : (e.weak ? 0.5 : 1) + Math.min(e.support, 5) * 0.4 };
-    if (!e.weak && !big) item.label = (e.review ? "\u26a0 " : "") + (e.negated ? "not " : "") + clip(e.type, 30);
-    if (e.negated) item.dashes = true;
-    if (e.weak) item.arrows = { to: { enabled: false } };
-    return item;
-  });
-  // a large graph's relations join the canvas in batches after the first frame (vis-network spends a fraction
-  // of a millisecond per relation): the entities, search, filters and details are usable at once
-  const loaded = new Set();
-  const edges = new vis.DataSet(big ? [] : edgeItems);
-  if (!big) edgeItems.forEach((e) => loaded.add(e.id));
-  performance.mark("kgx:datasets");
-  const network = new vis.Network(canvas, { nodes, edges }, {
-    autoResize: true, physics: { enabled: false }, layout: { improvedLayout: false },
-    interaction: { hover: !big, tooltipDelay: 150, hideEdgesOnDrag: big, hideEdgesOnZoom: big, multiselect: true },
-    nodes: { shape: "dot", borderWidth: 1, font: { strokeWidth: 3, strokeColor: "#ffffff" }, scaling: { label: { drawThreshold: 8, maxVisible: 22 } } },
-    groups: { top: { font: { size: labelSize(0, 1, scale) } }, rest: { font: { size: labelSize(1, 0, scale) } } },
-    edges: { smooth: big ? false : { enabled: true, type: "continuous", roundness: 0.3 }, arrows: { to: { enabled: true, scaleFactor: 0.4 } },
-      color: { highlight: "#4a4f55", hover: "#4a4f55" }, font: { size: 9 / (scale * 1.6), color: "#555", strokeWidth: 2, align: "middle" },
-      scaling: { label: { drawThreshold: 8, maxVisible: 14 } }, selectionWidth: 0.8 },
-  });
+  const edgeTitle = (e) => `${byId.get(e.source)?.name} \u2014${e.negated ? "not " : ""}${e.type}\u2192 ${byId.get(e.target)?.name}\n${clip(e.evidence, 300)}`;
+  const tip = h("div", { class: "kgx-tip", "data-role": "tooltip" });
+  canvas.append(tip);
+  const fitShown = () => view.fit([...shown.nodes]);
 
-  performance.mark("kgx:network");
-
-  function apply() {
+  function apply({ draw = true } = {}) {
     const next = visible(payload, state);
-    const nodeChanges = [];
-    for (const n of payload.nodes) {
-      const hidden = !next.nodes.has(n.id);
-      if (hidden !== !shown.nodes.has(n.id)) nodeChanges.push({ id: n.id, hidden });
-    }
-    const edgeChanges = [];
-    for (const e of payload.edges) {
-      if (!loaded.has(e.id)) continue;
-      const hidden = !next.edges.has(e.id);
-      if (hidden !== !shown.edges.has(e.id)) edgeChanges.push({ id: e.id, hidden });
-    }
     shown = next;
-    if (nodeChanges.length) nodes.update(nodeChanges);
-    if (edgeChanges.length) edges.update(edgeChanges);
+    if (draw) view.redraw();
     status.textContent = `showing ${next.nodes.size} of ${payload.nodes.length} entities \u00b7 ${next.edges.size} of ${payload.edges.length} relations`;
     root.setAttribute("data-visible-nodes", String(next.nodes.size));
     root.setAttribute("data-visible-edges", String(next.edges.size));
@@ -254,12 +206,6 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
     state = { ...state, ...patch };
     apply();
     if (patch.focus || patch.path || patch.hops) fitShown();
-  }
-
-  function fitShown() {
-    const ids = [...shown.nodes];
-    if (ids.length && ids.length < payload.nodes.length) network.fit({ nodes: ids, animation: false });
-    else network.fit({ animation: false });
   }
 
   // --- details panel ---
@@ -336,8 +282,8 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
     }
     history = pushView(history, { kind: "entity", id });
     showView(history[history.length - 1]);
-    network.selectNodes([id]);
-    if (move) network.focus(id, { scale: Math.min(Math.max(network.getScale(), scale * 1.6), 1.2), animation: false });
+    view.highlight([id]);
+    if (move) view.centreOn(id);
     if (notify) onSelect([id]);
     return true;
   }
@@ -347,7 +293,7 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
     if (!e) return false;
     history = pushView(history, { kind: "relation", id });
     showView(history[history.length - 1]);
-    network.selectEdges([id]);
+    view.highlight([], id);
     return true;
   }
 
@@ -355,7 +301,8 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
     history = popView(history);
     const top = history[history.length - 1];
     showView(top);
-    if (top && top.kind === "entity") { network.selectNodes([top.id]); onSelect([top.id]); }
+    if (top && top.kind === "entity") { view.highlight([top.id]); onSelect([top.id]); }
+    else if (top) view.highlight([], top.id);
   }
 
   function focusOn(ids) {
@@ -393,9 +340,8 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
   clearFocus.addEventListener("click", () => { pathFrom = null; setState({ focus: [], path: [] }); });
   fit.addEventListener("click", fitShown);
   png.addEventListener("click", () => {
-    const c = canvas.querySelector("canvas");
-    const a = h("a", { download: "graph.png", href: c.toDataURL("image/png") });
-    a.click();
+    const data = view.png();
+    if (data) h("a", { download: "graph.png", href: data }).click();
   });
   /** The shown entities and relations as a standalone SVG document (text set as text, then serialised). */
   function svg() {
@@ -405,7 +351,7 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
       for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
       return e;
     };
-    const pos = network.getPositions([...shown.nodes]);
+    const pos = Object.fromEntries(payload.nodes.filter((n) => shown.nodes.has(n.id)).map((n) => [n.id, { x: n.x, y: n.y }]));
     const xs = Object.values(pos).map((p) => p.x), ys = Object.values(pos).map((p) => p.y);
     const pad = 60, x0 = Math.min(...xs, 0) - pad, y0 = Math.min(...ys, 0) - pad;
     const doc = make("svg", { xmlns: NS, viewBox: `${x0} ${y0} ${Math.max(...xs, 0) + pad - x0} ${Math.max(...ys, 0) + pad - y0}` });
@@ -434,43 +380,56 @@ export function mount(el, payload, { onSelect = () => {}, height = "760px" } = {
     h("a", { download: "graph.svg", href: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg()) }).click();
   });
 
-  network.on("click", (p) => {
-    if (p.nodes.length) selectEntity(p.nodes[0], { move: false });
-    else if (p.edges.length === 1) selectRelation(p.edges[0]);
-  });
-  network.on("doubleClick", (p) => {
-    if (!p.nodes.length) return;
-    const id = p.nodes[0];
-    focusOn(state.focus.length ? [...new Set([...state.focus, id])] : [id]); // expand the focus
-  });
-  network.on("selectNode", (p) => { if (p.nodes.length > 1) onSelect([...p.nodes]); });
-
-  apply();
-  performance.mark("kgx:filters");
-  network.fit({ animation: false });
-  performance.mark("kgx:fit");
-  const loadBatch = (from) => {
-    const batch = edgeItems.slice(from, from + BATCH).map((e) => ({ ...e, hidden: !shown.edges.has(e.id) }));
-    batch.forEach((e) => loaded.add(e.id));
-    edges.add(batch);
-    if (from + BATCH < edgeItems.length) setTimeout(() => loadBatch(from + BATCH), 0);
-    else {
-      performance.mark("kgx:relations");
-      network.once("afterDrawing", () => root.setAttribute("data-kg-relations", "1"));
-    }
+  // --- canvas events ---
+  const showTip = (text, event) => {
+    tip.textContent = text;
+    tip.style.display = "block";
+    const { width } = renderer.getDimensions();
+    tip.style.left = `${Math.min(event.x + 12, Math.max(0, width - 390))}px`;
+    tip.style.top = `${event.y + 12}px`;
   };
-  network.once("afterDrawing", () => {
-    root.setAttribute("data-kg-ready", "1");
-    if (big) setTimeout(() => loadBatch(0), 0);
-    else root.setAttribute("data-kg-relations", "1");
+  const hideTip = () => { tip.style.display = "none"; };
+  if (renderer) {
+    renderer.on("clickNode", ({ node, event }) => {
+      const o = event.original || {};
+      if (o.ctrlKey || o.metaKey || o.shiftKey) { // several entities: the selection another cell can read
+        const next = new Set(view.selected());
+        if (next.has(node)) next.delete(node); else next.add(node);
+        view.highlight([...next]);
+        onSelect([...next]);
+        return;
+      }
+      selectEntity(node, { move: false });
+    });
+    renderer.on("clickEdge", ({ edge }) => selectRelation(edge));
+    renderer.on("doubleClickNode", (e) => {
+      e.preventSigmaDefault(); // no zoom: a double click expands the focus
+      focusOn(state.focus.length ? [...new Set([...state.focus, e.node])] : [e.node]);
+    });
+    renderer.on("enterNode", ({ node, event }) => { canvas.style.cursor = "pointer"; showTip(nodeTitle(byId.get(node)), event); });
+    renderer.on("leaveNode", () => { canvas.style.cursor = ""; hideTip(); });
+    renderer.on("enterEdge", ({ edge, event }) => { canvas.style.cursor = "pointer"; showTip(edgeTitle(edgeById.get(edge)), event); });
+    renderer.on("leaveEdge", () => { canvas.style.cursor = ""; hideTip(); });
+    renderer.on("downStage", hideTip);
+  }
+  apply({ draw: false }); // the renderer drew everything when it was made, as the default state shows
+  performance.mark("kgx:filters");
+  const drawn = new Promise((resolve) => {
+    // the first frame is on screen when the frame after it starts
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      root.setAttribute("data-kg-ready", "1");
+      root.setAttribute("data-kg-relations", "1");
+      performance.mark("kgx:relations");
+      resolve();
+    }));
   });
-  network.redraw();
 
   const api = {
-    network, root,
+    renderer, graph, root, drawn,
     get state() { return state; },
-    setState, selectEntity, selectRelation, back: goBack, focus: focusOn, visible: () => shown, svg,
+    setState, selectEntity, selectRelation, back: goBack, focus: focusOn, visible: () => shown, svg, png: view.png,
     neighbours: (id, n) => neighbourhood(adj, [id], n),
+    stats: view.stats, destroy: view.destroy,
   };
   root.kgExplorer = api; // for scripts and tests: document.querySelector(".kgx").kgExplorer
   return api;
@@ -482,6 +441,7 @@ export default {
     let api = null;
     let echo = false;
     const draw = () => {
+      api?.destroy();
       api = mount(el, model.get("payload"), {
         height: model.get("height") || "620px",
         onSelect: (ids) => {
@@ -501,6 +461,6 @@ export default {
     model.on("change:payload", draw);
     model.on("change:selected", fromPython);
     fromPython();
-    return () => { model.off("change:payload", draw); model.off("change:selected", fromPython); api?.network.destroy(); };
+    return () => { model.off("change:payload", draw); model.off("change:selected", fromPython); api?.destroy(); };
   },
 };

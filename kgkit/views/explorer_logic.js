@@ -1,4 +1,4 @@
-// Graph explorer: pure state logic (no DOM, no vis-network), tested with `node --test`.
+// Graph explorer: pure state logic (no DOM, no renderer), tested with `node --test`.
 // The payload is kgkit.views.explorer.payload.explorer_payload's JSON; the filter state is a plain object.
 
 /** Text folded for matching: case-folded, accents dropped, whitespace collapsed. */
@@ -226,12 +226,50 @@ export function popView(history) {
   return history.length > 1 ? history.slice(0, -1) : history;
 }
 
-/** Label font sizes in layout units for a zoom `scale` (screen px per unit): the `labelled` most connected
- * entities (rank below it) read at 13 px when the whole graph is in view; the others appear on zooming in
- * (they are drawn below vis-network's 8 px draw threshold until the zoom is about 1.6x). */
-export function labelSize(rank, labelled, scale) {
+/** An entity's radius in screen pixels at the zoom that fits the whole graph (`scale`, px per layout unit): the
+ * size the layout gives it (9 + 4 sqrt(degree) layout units), never below 1.5 px nor above 20 px. Zooming in
+ * grows it with the square root of the zoom (sigma's default), so neighbours do not merge. */
+export function nodeSize(degree, scale) {
   const s = scale > 0 ? scale : 1;
-  return rank < labelled ? 13 / s : 9 / (s * 1.8);
+  return Math.min(20, Math.max(1.5, (9 + 4 * Math.sqrt(Math.max(degree, 0))) * s));
+}
+
+/** A relation's width in pixels: flagged ones 2.5, co-occurrence 0.8, the rest 1 + 0.3 per supporting mention (5 at most). */
+export function edgeWidth(edge) {
+  if (edge.review) return 2.5;
+  if (edge.weak) return 0.8;
+  return 1 + Math.min(Math.max(edge.support || 0, 0), 5) * 0.3;
+}
+
+/** The drawn size (px) from which a label shows: just above the largest entity outside the `labelled` most
+ * connected ones, so at the fitted zoom only those carry a label and the others appear as zooming in enlarges
+ * them (most connected first). `sizes` is [[rank, size]]. */
+export function labelThreshold(sizes, labelled) {
+  let most = 0;
+  for (const [rank, size] of sizes) if (rank >= labelled && size > most) most = size;
+  return Math.max(4, most * 1.05);
+}
+
+/** A camera ratio (1 = the whole graph) that fits a box of `w` x `h` pixels, as drawn at ratio 1, into a
+ * `width` x `height` viewport with `margin` pixels on each side; never closer than 0.005. */
+export function fitRatio(w, h, width, height, margin = 60) {
+  const room = (n) => Math.max(n - 2 * margin, n / 2, 1);
+  return Math.max(0.005, Math.max(w / room(width), h / room(height)));
+}
+
+/** Are frames slow to draw? The median of the latest frame costs (ms from a draw to the next frame) is above
+ * two frames at 60 Hz. With no measurement yet, yes (the safe assumption). */
+export function frameIsSlow(costs) {
+  if (!costs.length) return true;
+  const sorted = [...costs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] > 33;
+}
+
+/** `#rrggbb` as if drawn with opacity `alpha` (0..1) on white, as an opaque `#rrggbb`; other colours as they are. */
+export function onWhite(colour, alpha) {
+  if (!/^#[0-9a-fA-F]{6}$/.test(colour)) return colour;
+  const a = Math.min(Math.max(alpha, 0), 1);
+  return "#" + [1, 3, 5].map((i) => Math.round(255 - (255 - parseInt(colour.slice(i, i + 2), 16)) * a).toString(16).padStart(2, "0")).join("");
 }
 
 /** The zoom that fits `nodes` ({x, y}) into a width x height box with a margin. */

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  activeAt, adjacency, defaultState, findSpan, fold, labelSize, markTerms, neighbourhood, popView, pushView,
-  searchIndex, segments, shortestPath, suggest, visible,
+  activeAt, adjacency, defaultState, edgeWidth, findSpan, fitRatio, fold, frameIsSlow, labelThreshold, markTerms,
+  neighbourhood, nodeSize, onWhite, popView, pushView, searchIndex, segments, shortestPath, suggest, visible,
 } from "./explorer_logic.js";
 
 const node = (id, name, type = "Person", extra = {}) => ({ id, name, type, degree: 1, aliases: [], docs: [0], community: "c0", ...extra });
@@ -95,8 +95,34 @@ test("history pushes new views and goes back", () => {
   assert.deepEqual(popView(popView(h)), [{ kind: "entity", id: "a" }]);
 });
 
-test("top entities are labelled at the fitted zoom, the rest below the draw threshold", () => {
-  assert.equal(labelSize(0, 10, 0.5) * 0.5, 13);
-  assert.ok(labelSize(20, 10, 0.5) * 0.5 < 8);
-  assert.ok(labelSize(20, 10, 0.5) * 0.5 * 1.8 >= 8);
+test("sizes: entities grow with degree within bounds, relations with support; flagged ones stand out", () => {
+  assert.equal(nodeSize(0, 1), 9);
+  assert.equal(nodeSize(4, 0.5), 8.5);
+  assert.equal(nodeSize(100, 0.01), 1.5);  // never below 1.5 px
+  assert.equal(nodeSize(10000, 1), 20);
+  assert.ok(nodeSize(9, 0.2) > nodeSize(4, 0.2));
+  assert.equal(edgeWidth({ support: 2 }), 1.6);
+  assert.equal(edgeWidth({ support: 50 }), 2.5);
+  assert.equal(edgeWidth({ weak: true, support: 9 }), 0.8);
+  assert.equal(edgeWidth({ review: true, weak: true }), 2.5);
+});
+
+test("top entities are labelled at the fitted zoom, the rest only as zooming enlarges them", () => {
+  const sizes = [[0, 20], [1, 12], [2, 10], [3, 6]];
+  const t = labelThreshold(sizes, 2);  // ranks 0 and 1 carry forced labels
+  assert.ok(t > 10 && t < 11);
+  assert.ok(10 * Math.sqrt(1.3) >= t && 6 * Math.sqrt(1.3) < t);  // zooming in: the larger first
+  assert.equal(labelThreshold([[0, 2], [5, 1.5]], 1), 4);  // at least 4 px
+});
+
+test("fit ratio, slow frames and lightened colours", () => {
+  assert.equal(fitRatio(400, 100, 920, 620, 60), 0.5);  // 400 px into 800 px of room
+  assert.equal(fitRatio(100, 500, 920, 620, 60), 1);
+  assert.equal(fitRatio(0, 0, 920, 620), 0.005);
+  assert.equal(frameIsSlow([]), true);
+  assert.equal(frameIsSlow([17, 18, 90]), false);
+  assert.equal(frameIsSlow([40, 17, 90]), true);
+  assert.equal(onWhite("#000000", 0.4), "#999999");
+  assert.equal(onWhite("#8a9097", 1), "#8a9097");
+  assert.equal(onWhite("red", 0.4), "red");
 });

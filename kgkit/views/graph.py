@@ -1,7 +1,7 @@
 """Graph views: a Graph as one standalone, offline HTML page — the graph explorer (kgkit.views.explorer).
 
-The page needs no network: vis-network and the explorer's ES module are inlined and a
-Content-Security-Policy forbids any fetch. Every string that comes from a document is escaped: the data is
+The page needs no network: the renderer (sigma.js + graphology, WebGL, vendored) and the explorer's ES module
+are inlined and a Content-Security-Policy forbids any fetch. Every string that comes from a document is escaped: the data is
 HTML-safe JSON (``<``, ``>``, ``&``, ``'`` become ``\\u003c``...) and the explorer inserts text with
 textContent, never as HTML. Same graph -> same bytes.
 

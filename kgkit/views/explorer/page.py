@@ -1,6 +1,7 @@
 """The explorer as one standalone, offline HTML page, and as one ES module string for the anywidget.
 
-The page needs no network: vis-network (the copy pyvis ships) and the explorer's ES module are inlined, and a
+The page needs no network: the renderer (sigma.js + graphology, WebGL, bundled into
+``vendor/sigma-graphology.min.js``; see ``vendor/README.md``) and the explorer's ES module are inlined, and a
 Content-Security-Policy forbids any fetch. The data travels as HTML-safe JSON in a
 ``<script type="application/json">`` block (``<``, ``>``, ``&``, ``'`` escaped as ``\\u003c``...), and the
 explorer inserts every string with textContent. Same graph -> same bytes.
@@ -23,9 +24,10 @@ from kgkit.core.constants import VIEW_NODES, WEAK_TYPES
 from kgkit.core.graph import Graph
 from kgkit.views.explorer.payload import explorer_payload
 
-__all__ = ["explorer_esm", "explorer_html", "explorer_page", "payload_json", "vis_network_js"]
+__all__ = ["explorer_esm", "explorer_html", "explorer_page", "payload_json", "renderer_js"]
 
 _VIEWS = Path(__file__).resolve().parents[1]
+_RENDERER = Path(__file__).resolve().parent / "vendor" / "sigma-graphology.min.js"
 CSS_SIZE = re.compile(r"^\d+(\.\d+)?(px|%|vh|vw|em|rem)$")
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
@@ -46,44 +48,49 @@ _PAGE = """<!DOCTYPE html>
 _BODY = """<noscript>This graph view needs JavaScript.</noscript>
 <div id="kg-explorer"></div>
 <script type="application/json" id="kg-data">{data}</script>
-<script>{vis}</script>
+<script>{renderer}</script>
 <script type="module">
 {module}
 performance.mark("kgx:module");
 const payload = JSON.parse(document.getElementById("kg-data").textContent);
 const explorer = mount(document.getElementById("kg-explorer"), payload, {{ height: "{height}" }});
 globalThis.kgExplorer = explorer;
-explorer.network.once("afterDrawing", () => {{
+explorer.drawn.then(() => {{
   document.body.setAttribute("data-kg-ms", String(Math.round(performance.now())));  // time to interactive
   document.body.setAttribute("data-kg-drawn", "1");
 }});
-explorer.network.redraw();
 </script>"""
 
 
 @cache
-def vis_network_js() -> str:
-    """vis-network's standalone build, as pyvis ships it (its tooltips set text with innerText)."""
-    import pyvis
+def renderer_js() -> str:
+    """The renderer: sigma.js 3 + graphology as one minified IIFE defining `KGKIT_SIGMA` (vendored, MIT; built
+    from the npm packages by vendor/src/build.sh). It holds no ``</script`` or ``<!--``, so it is inlined as is."""
+    code = _RENDERER.read_text(encoding="utf-8")
+    if re.search(r"</script|<!--", code, re.IGNORECASE):  # pragma: no cover - a rebuilt bundle is checked here
+        raise ValueError(f"{_RENDERER} cannot be inlined in a <script> block")
+    return code
 
-    path = Path(pyvis.__file__).resolve().parent / "templates" / "lib" / "vis-9.1.2" / "vis-network.min.js"
-    code = path.read_text(encoding="utf-8")
-    return code.replace("//# sourceMappingURL=vis-network.min.js.map", "")
+
+_IMPORT = re.compile(r'^import \{[^}]*\} from "\./(explorer_logic|explorer_view)\.js";\n', re.MULTILINE)
 
 
 def _bundle() -> str:
-    """explorer_logic.js + explorer.js as one module (the relative import inlined)."""
-    from kgkit.views.widgets import bundle_esm
-
-    return bundle_esm("explorer", _VIEWS)
+    """explorer_logic.js + explorer_view.js + explorer.js as one module (their relative imports dropped)."""
+    logic, view, main = ((_VIEWS / f"{name}.js").read_text(encoding="utf-8")
+                         for name in ("explorer_logic", "explorer_view", "explorer"))
+    view, n_view = _IMPORT.subn("", view)
+    main, n_main = _IMPORT.subn("", main)
+    if (n_view, n_main) != (1, 2) or _IMPORT.search(logic):
+        raise ValueError("explorer_view.js imports explorer_logic.js once; explorer.js imports both once")
+    return "\n".join((logic, view, main))
 
 
 def explorer_esm() -> str:
-    """The explorer as one ES module for anywidget: vis-network kept in a local `KGKIT_VIS` (it neither needs
-    nor touches a page-wide `vis`, and ignores any AMD loader the notebook has), then the explorer."""
-    wrapped = ("const KGKIT_VIS = (function () { var exports = {}; var module = { exports: exports };\n"
-               f"{vis_network_js()}\nreturn module.exports; }})();\n")
-    return wrapped + _bundle()
+    """The explorer as one ES module for anywidget: the renderer's IIFE (its `var KGKIT_SIGMA` is local to the
+    module: it neither needs nor touches a page-wide name, and ignores any AMD loader the notebook has), then
+    the explorer."""
+    return renderer_js() + "\n" + _bundle()
 
 
 def payload_json(payload: dict[str, Any]) -> str:
@@ -119,5 +126,5 @@ def explorer_page(payload: dict[str, Any], *, height: str = "800px") -> str:
         body = f'<h1 style="font:18px system-ui,sans-serif">{heading}</h1>\n' \
                '<p class="kg-empty">The graph is empty: there are no entities to show.</p>'
     else:
-        body = _BODY.format(data=payload_json(payload), vis=vis_network_js(), module=_bundle(), height=height)
+        body = _BODY.format(data=payload_json(payload), renderer=renderer_js(), module=_bundle(), height=height)
     return _PAGE.format(csp=_CSP, title=heading, body=body)
