@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import kgkit
+from conftest import DEMO_CORPUS
 from kgkit.workflows.add import RETRACTED, add
 
 pytestmark = pytest.mark.slow
@@ -193,3 +194,57 @@ def test_an_add_whose_new_document_failed_replaces_nothing(tmp_path: Path) -> No
     assert json.loads(ws.path(REJECTED_RUN).read_text())["outcome"] == "rejected"
     kept = add(ws, [tmp_path / "docs" / "babbage.txt"], extractor=Failing(), keep_partial=True)
     assert kept.outcome == "failures" and ws.manifest().generation == generation + 1
+
+
+PARSE = """
+import json, sys
+from kgkit.extractors.offline import OfflineExtractor
+from kgkit.io import load_domain
+texts = json.load(sys.stdin)
+found = OfflineExtractor().extract(texts, domain=load_domain("general"))
+import thinc.compat
+print(json.dumps({"extractions": [f.model_dump(mode="json") for f in found], "torch": "torch" in sys.modules,
+                  "thinc_has_torch": thinc.compat.has_torch}))
+"""
+
+
+def test_the_cli_loads_spacy_without_torch_and_extracts_the_same(offline_extractor, tmp_path: Path) -> None:
+    """The CLI (kgkit.cli.main) sets KGKIT_SPACY_WITHOUT_TORCH: spaCy comes without torch behind thinc (1-2 s of a
+    cold `kgkit add`), and the offline extractor's output is the one a library process gets (bench/bench_add.py
+    --check-spacy compares spaCy's annotations over the whole demo corpus)."""
+    from kgkit.extractors.offline.extractor import WITHOUT_TORCH, _spacy_architectures_only
+    from kgkit.io.cache import Cache
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.workflows.corpus import load_corpus
+
+    shutil.copy(DEMO_CORPUS / DOC, tmp_path / DOC)
+    [doc], _ = load_corpus(tmp_path, cache=Cache(tmp_path / "cache"))
+    texts = [c.text for c in chunk_document(doc, max_chars=2000, overlap_chars=200)]
+    base = {k: v for k, v in os.environ.items() if k.isupper()}
+    children = {flag: subprocess.Popen([sys.executable, "-c", PARSE], env={**base, WITHOUT_TORCH: flag},
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                for flag in ("1", "0")}  # side by side: a library's import (thinc with torch) and the CLI's
+    out = {flag: json.loads(child.communicate(json.dumps(texts), timeout=300)[0]) for flag, child in children.items()}
+    assert all(child.returncode == 0 for child in children.values())
+    assert not out["1"]["torch"] and not out["1"]["thinc_has_torch"] and out["0"]["thinc_has_torch"]
+    assert out["1"]["extractions"] == out["0"]["extractions"] and len(out["1"]["extractions"]) == len(texts) == 10
+
+    assert _spacy_architectures_only(offline_extractor.model)
+    model = tmp_path / "trf"
+    model.mkdir()
+    (model / "config.cfg").write_text('[components.transformer.model]\n@architectures = '
+                                      '"spacy-transformers.TransformerModel.v3"\n')
+    assert not _spacy_architectures_only(str(model))  # a torch-based pipeline keeps thinc's torch support
+    assert not _spacy_architectures_only("no_such_spacy_model")
+
+
+def test_read_documents_equals_load_corpus_and_caches_the_furniture(tmp_path: Path) -> None:
+    from kgkit.io.cache import Cache
+    from kgkit.workflows.corpus import load_corpus
+    from kgkit.workflows.run import read_documents
+
+    cache = Cache(tmp_path / "cache")
+    assert read_documents(DEMO_CORPUS, cache=cache) == load_corpus(DEMO_CORPUS, cache=Cache(tmp_path / "other"))
+    again = Cache(tmp_path / "cache")
+    read_documents(DEMO_CORPUS, cache=again)
+    assert again.stats.hits["strip_furniture"] == 14 and again.stats.computed["strip_furniture"] == 0

@@ -46,7 +46,7 @@ from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Works
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
-from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
+from kgkit.workflows.corpus import Progress, default_extractor, extract_documents
 from kgkit.workflows.graph import (
     as_workspace,
     domain_of,
@@ -57,7 +57,7 @@ from kgkit.workflows.graph import (
     stage_files,
     write_graph_outputs,
 )
-from kgkit.workflows.run import RunResult, reject_if_worse
+from kgkit.workflows.run import RunResult, read_documents, reject_if_worse
 
 __all__ = ["RETRACTED", "Added", "add"]
 
@@ -224,8 +224,8 @@ def add(
         cache = Cache(ws.cache_dir)
         calls_before = cache.stats.computed[extract_texts.stage_name]
         t = clock()
-        documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
-                                        exclude=[ws.root])
+        documents, errors = read_documents(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+                                           exclude=[ws.root])
         timings["load"] = clock() - t
         t = clock()
         chunks, extractions = extract_documents(
@@ -234,7 +234,9 @@ def add(
         timings["extract"] = clock() - t
         t = clock()
         previous = read_graph(ws) if ws.exists(GRAPH) else None
-        built = cache.run(build_graph, extractions, domain=dom, learned_at=config.get("learned_at"), **split_options(ws))
+        # built directly, not through the cache: an add's extractions are new, so the cache would miss, and its
+        # key (a fingerprint of every extraction) costs twice the build; a cached build is byte-identical anyway
+        built = build_graph(extractions, domain=dom, learned_at=config.get("learned_at"), **split_options(ws))
         built, journals = replay_decisions(ws, built, dom)
         paths_now = {d.path for d in documents} | {e.path for e in errors}
         gone = set() if previous is None else {

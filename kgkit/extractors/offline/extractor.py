@@ -60,7 +60,7 @@ def load_model(name: str) -> Language:
     with _LOAD_LOCK:
         if name not in _MODELS:
             try:
-                import spacy
+                spacy = _import_spacy(name)
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise RuntimeError("the offline extractor needs spaCy: pip install 'kgkit[nlp]'") from exc
             try:
@@ -69,6 +69,53 @@ def load_model(name: str) -> Language:
                 raise RuntimeError(f"spaCy model {name!r} is not installed: pip install 'kgkit[nlp]' ({exc})") from exc
             _RUN_LOCKS[name] = threading.Lock()
         return _MODELS[name]
+
+
+WITHOUT_TORCH = "KGKIT_SPACY_WITHOUT_TORCH"
+"""Environment variable: "1" imports spaCy so that thinc does not import torch (1-2 s of a cold start) when the
+model needs none. The CLI sets it (kgkit.cli.main); a library process keeps thinc's torch support by default,
+because thinc decides once per process and a torch-based spaCy pipeline loaded later would need it."""
+
+
+def _import_spacy(name: str) -> Any:
+    """spaCy; without torch behind it when WITHOUT_TORCH is "1", neither thinc nor torch is imported yet and the
+    model's config names only spaCy's own architectures (CPU; they never use torch). Same parses either way."""
+    import os
+    import sys
+
+    if os.environ.get(WITHOUT_TORCH) != "1" or "thinc" in sys.modules or "torch" in sys.modules \
+            or not _spacy_architectures_only(name):
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]  # thinc.compat's `import torch` fails: has_torch False
+    try:
+        import spacy
+    finally:
+        del sys.modules["torch"]  # a later `import torch` (a dense embedder) works as usual
+    return spacy
+
+
+def _spacy_architectures_only(name: str) -> bool:
+    """True when the installed model `name` (a package or a folder) has a config.cfg whose every architecture is
+    one of spaCy's own ("spacy.Tok2Vec.v2", ...), read without importing spaCy; False when unsure."""
+    import importlib.util
+    from pathlib import Path
+
+    folder = Path(name)
+    if not folder.is_dir():
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return False
+        if spec is None or not spec.submodule_search_locations:
+            return False
+        folder = Path(next(iter(spec.submodule_search_locations)))
+    configs = [folder / "config.cfg"] if (folder / "config.cfg").is_file() else sorted(folder.glob("*/config.cfg"))
+    if len(configs) != 1:
+        return False
+    found = re.findall(r'^@architectures\s*=\s*"([^"]*)"', configs[0].read_text(encoding="utf-8"), flags=re.M)
+    return bool(found) and all(a.startswith("spacy.") for a in found)
 
 
 def split_text(text: str, limit: int) -> list[tuple[int, str]]:
