@@ -12,10 +12,12 @@ with app.setup:
 @app.cell
 def _():
     mo.md("""
-    # Exploration: filter, search and measure the graph
+    # Exploration: explore, search and measure the graph
 
-    Filter the graph view by entity type, community, document or the neighbourhood of one entity; search
-    entities, relations and passages; and read the graph's topology (hubs, bridges, components).
+    The whole graph in the explorer (find an entity by name or alias, filter by type, relation, community,
+    document or degree, focus on a neighbourhood, open an entity's evidence); the entity you select there in
+    the next cell, with its documents and relations; search over entities, relations and passages; and the
+    graph's topology (communities, hubs, bridges) as tables.
     The graph is the workspace's (made by the `run` workflow when it has none of this corpus yet) and the search
     index is the `index` workflow's, on the workspace the next cell opens (`--workspace DIR` after the
     notebook's path, or `KGKIT_WORKSPACE`).
@@ -39,56 +41,44 @@ def config():
 def build(cache, corpus_dir, domain, extractor, workspace):
     graph = kn.open_graph(workspace, corpus_dir, domain=domain, extractor=extractor, cache=cache)  # `run` if needed
     mo.md(f"graph: **{len(graph.entities)}** entities, **{len(graph.relations)}** relations, "
-          f"**{graph.entities['community'].nunique()}** communities — `{workspace.root}`, generation "
-          f"{workspace.manifest().generation}")
+          f"**{graph.entities['community'].nunique()}** communities, **{len(graph.documents)}** documents — "
+          f"`{workspace.root}`, generation {workspace.manifest().generation}")
     return (graph,)
 
 
-@app.function
-def subgraph(graph: kn.Graph, keep: set) -> kn.Graph:
-    """The entities in `keep`, the relations between them and their provenance."""
-    ents = graph.entities[graph.entities["id"].isin(keep)]
-    rels = graph.relations[graph.relations["source"].isin(keep) & graph.relations["target"].isin(keep)]
-    prov = graph.provenance[graph.provenance["item_id"].isin(set(ents["id"]) | set(rels["id"]))]
-    return graph.replace(entities=ents, relations=rels, provenance=prov)
+@app.cell
+def view(graph):
+    # the whole graph (up to 5,000 entities, the most connected first); filters, search and focus are in it
+    explorer = mo.ui.anywidget(kn.Explorer.from_graph(graph, max_nodes=5000, height="620px"))
+    mo.output.replace(explorer)
+    return (explorer,)
 
 
 @app.cell
-def filters(graph):
-    _types = sorted(graph.entities["type"].unique().tolist())
-    types = mo.ui.multiselect(_types, value=_types, label="types")
-    community = mo.ui.dropdown(["all", *sorted(graph.entities["community"].dropna().unique().tolist())], value="all",
-                               label="community")
-    document = mo.ui.dropdown(["all", *graph.documents["path"].tolist()], value="all", label="document")
-    focus = mo.ui.text(value="", label="neighbourhood of", placeholder="an entity name")
-    depth = mo.ui.slider(1, 3, value=1, label="hops")
-    mo.vstack([mo.hstack([types, community, document], justify="start"), mo.hstack([focus, depth], justify="start")])
-    return community, depth, document, focus, types
+def selection(explorer, graph):
+    # reruns whenever an entity is selected in the explorer: its `selected` trait holds the entity ids
+    selected = [i for i in explorer.value.get("selected") or [] if i in set(graph.entities["id"])]
+    details = kn.entity_details(graph, selected[0]) if selected else None
+    mo.output.replace(details if details is not None else
+                      mo.md("*Select an entity in the explorer (click it, or find it by name) to see its documents "
+                            "and relations here.*"))
+    return details, selected
 
 
 @app.cell
-def filtered(community, depth, document, focus, graph, types):
-    _ents = graph.entities[graph.entities["type"].isin(types.value)]
-    if community.value != "all":
-        _ents = _ents[_ents["community"] == community.value]
-    if document.value != "all":
-        _doc_id = graph.documents.loc[graph.documents["path"] == document.value, "id"].iloc[0]
-        _prov = graph.provenance
-        _ents = _ents[_ents["id"].isin(_prov.loc[_prov["document_id"] == _doc_id, "item_id"])]
-    keep = set(_ents["id"])
-    note = ""
-    if focus.value.strip():
-        _hood = kn.neighbourhood(graph, focus.value.strip(), depth=depth.value, limit=500)
-        note = f"neighbourhood of {focus.value!r}: {_hood.status}"
-        keep &= set(_hood.entities["id"])
-    view_graph = subgraph(graph, keep)
-    return note, view_graph
+def around(selected):
+    hops = mo.ui.slider(1, 3, value=1, label="neighbourhood of the selected entity: hops")
+    mo.output.replace(hops if selected else mo.md(""))
+    return (hops,)
 
 
 @app.cell
-def view(note, view_graph):
-    mo.vstack([mo.md(f"showing **{len(view_graph.entities)}** entities {note}"),
-               mo.iframe(kn.graph_html(view_graph, max_nodes=150, height="560px", color_by="type"), height="640px")])
+def neighbours(graph, hops, selected):
+    hood = kn.neighbourhood(graph, selected[0], depth=hops.value, limit=200) if selected else None
+    mo.output.replace(mo.ui.table(hood.entities[["name", "type", "hop", "degree", "community", "id"]], page_size=10,
+                                  selection=None, label=f"{hood.status}: {len(hood.entities)} entities within "
+                                                        f"{hops.value} hop(s)")
+                      if hood is not None else mo.md(""))
     return
 
 
@@ -108,18 +98,27 @@ def query_box():
 
 
 @app.cell
-def results(embedder, index_report, query, workspace):
+def results(embedder, graph, index_report, query, workspace):
     hits = (kn.search(workspace, query.value, embedder=embedder, limit=10)
             if query.value.strip() and index_report["items"] else None)
-    mo.ui.table(hits, page_size=10) if hits is not None and len(hits) else mo.md("no hits")
-    return
+    # names, kind, the document by its path, score and match first; the hash ids last
+    hit_rows = kn.hits_table(hits, graph) if hits is not None else None
+    mo.output.replace(mo.ui.table(hit_rows, page_size=10, selection=None)
+                      if hit_rows is not None and len(hit_rows) else mo.md("no hits"))
+    return (hit_rows,)
 
 
 @app.cell
 def shape(graph):
-    shape = kn.topology(graph, limit=10, seed=0)
-    mo.tree(shape)
-    return
+    shape = kn.topology_tables(graph, limit=10, seed=0)
+    _counts = graph.summary()
+    mo.vstack([
+        mo.md(f"**{_counts['entities']}** entities, **{_counts['relations']}** relations in "
+              f"**{graph.entities['community'].nunique()}** communities; the largest, the most connected "
+              "entities (hubs), the entities linking communities (bridges) and the communities most linked:"),
+        mo.ui.tabs({name: mo.ui.table(frame, page_size=10, selection=None) for name, frame in shape.items()}),
+    ])
+    return (shape,)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,9 @@ def _():
     Run A is the offline extractor with one domain; run B is either the same corpus under another domain
     (offline, the default) or an LLM when a model is given (`--model openai/gpt-4o-mini` after the notebook's
     path, or `KGKIT_MODEL`, with its API key; at most $0.50). The diff shows, per document and chunk, what each
-    run found, with the chunk text and each run's spans highlighted side by side. Every extraction goes through
-    the workspace's content-hash cache.
+    run found, with the chunk text and each run's spans highlighted side by side; the graph each run builds is
+    overlaid in the graph explorer (what run B added in blue, what it dropped in vermillion, the rest grey).
+    Every extraction goes through the workspace's content-hash cache.
     """)
     return
 
@@ -65,11 +66,10 @@ def run_b(cache, documents, domain, domain_b, model, second):
 
 
 @app.cell
-def diff(cache, chunks, domain, domain_b, model, run_a, run_b, second):
-    label_b = f"{second.id} · {domain.name if model else domain_b.name}"
-    extraction_diff = cache.run(kn.diff_extractions, run_a, run_b, chunks=chunks, label_a=f"offline · {domain.name}",
-                                label_b=label_b)
-    return (extraction_diff,)
+def diff(cache, chunks, domain, domain_b, model, run_a, run_b):
+    label_a, label_b = f"offline · {domain.name}", f"{model} · {domain.name}" if model else f"offline · {domain_b.name}"
+    extraction_diff = cache.run(kn.diff_extractions, run_a, run_b, chunks=chunks, label_a=label_a, label_b=label_b)
+    return extraction_diff, label_a, label_b
 
 
 @app.cell
@@ -96,6 +96,22 @@ def view(document, extraction_diff, only_changes):
                                                                 if d.path == document.value)})
     mo.iframe(kn.diff_html(one, only_changes=only_changes.value, max_chunks=30), height="700px")
     return
+
+
+@app.cell
+def graphs(cache, domain, domain_b, model, run_a, run_b):
+    graph_a = cache.run(kn.build_graph, run_a, domain=domain)
+    graph_b = cache.run(kn.build_graph, run_b, domain=domain if model else domain_b)
+    return graph_a, graph_b
+
+
+@app.cell
+def overlay(graph_a, graph_b, label_a, label_b):
+    # both runs' graphs in one explorer: added by run B (blue), dropped by it (vermillion), in both (grey)
+    graph_overlay = mo.ui.anywidget(kn.Explorer.overlay(graph_a, graph_b, labels=(label_a, label_b), height="560px"))
+    mo.vstack([mo.md(f"run A **{len(graph_a.entities)}** entities, **{len(graph_a.relations)}** relations; run B "
+                     f"**{len(graph_b.entities)}**, **{len(graph_b.relations)}**"), graph_overlay])
+    return (graph_overlay,)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,11 @@ def _():
     kgkit proposes merge candidates (exact key → name rules + MinHash/LSH → embedding neighbours), each with
     its score, features and reasons. The map shows entities in 2-D (PCA of name embeddings; UMAP on request)
     with candidate pairs in red (drag a box in it to filter the table); the review widget lets you accept, reject or skip each candidate (keys: a / r / s,
-    j / k to move). Your decisions join the policy's, are saved to the workspace, and the graph is shown
-    before and after applying them; the last buttons apply the saved decisions to the workspace's graph (and
-    undo that), as `kgkit apply` / `kgkit undo` do.
+    j / k to move). Your decisions join the policy's and are saved to the workspace; the merge preview shows, in
+    the graph explorer, what applying them would change (entities merged away and relations re-pointed in
+    vermillion, what they become in blue, the rest grey), and selecting an entity there lists the decisions
+    about it; the last buttons apply the saved decisions to the workspace's graph (and undo that), as
+    `kgkit apply` / `kgkit undo` do.
     """)
     return
 
@@ -162,12 +164,26 @@ def apply(all_decisions, domain, graph):
 
 
 @app.cell
-def before_after(applied, graph):
-    mo.ui.tabs({
-        "before": mo.iframe(kn.graph_html(graph, max_nodes=120, height="520px", title="before"), height="600px"),
-        "after": mo.iframe(kn.graph_html(applied.graph, max_nodes=120, height="520px", title="after"), height="600px"),
-    })
-    return
+def preview(all_decisions, graph):
+    # what apply would change (nothing is applied): the graph now and after the decisions, overlaid
+    merge_preview = mo.ui.anywidget(kn.Explorer.merge_preview(graph, all_decisions, height="560px"))
+    mo.output.replace(merge_preview)
+    return (merge_preview,)
+
+
+@app.cell
+def preview_selection(all_decisions, graph, merge_preview):
+    # reruns when an entity is selected in the preview: the decisions that name it
+    _picked = set(merge_preview.value.get("selected") or [])
+    _names = dict(zip(graph.entities["id"], graph.entities["name"]))
+    touching = [d for d in all_decisions if _picked & set(d.subjects)]
+    mo.output.replace(
+        mo.ui.table([{"decision": d.kind, "entities": " + ".join(str(_names.get(s, s)) for s in d.subjects),
+                      "by": d.decided_by, "why": d.why or "", "ids": ", ".join(d.subjects)} for d in touching],
+                    selection=None, label="decisions about the selected entity")
+        if touching else mo.md("*Select an entity in the preview to list the decisions about it.*"
+                               if not _picked else "no decision names the selected entity"))
+    return (touching,)
 
 
 @app.cell

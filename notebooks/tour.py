@@ -50,7 +50,7 @@ def _():
 @app.cell
 def load(corpus_dir):
     documents, _errors = kn.load_documents(kn.read_corpus(corpus_dir))
-    mo.ui.table([{"id": d.id, "path": d.path, "characters": len(d.text)} for d in documents], selection=None)
+    mo.ui.table([{"document": d.path, "characters": len(d.text), "id": d.id} for d in documents], selection=None)
     return (documents,)
 
 
@@ -136,6 +136,8 @@ def resolve(cache, graph):
 def _():
     mo.md("""
     ## 6. Communities: groups of densely connected entities, labelled by their members
+    Each community has the colour it has in the explorer below (section 8): the largest communities each get a
+    colour of their own from the explorer's colour-blind-safe palette, no two alike.
     """)
     return
 
@@ -144,8 +146,17 @@ def _():
 def communities(applied):
     _communities = kn.communities_of(applied.graph, seed=0)
     final = kn.assign_communities(applied.graph, _communities)
-    mo.ui.table(_communities.summary[["community", "size", "label"]].head(10), selection=None)
     return (final,)
+
+
+@app.cell
+def community_table(explorer, final):
+    # the explorer's colour of each community (its palette), so the table and the graph agree
+    community_rows = kn.topology_tables(final, limit=10, seed=0,
+                                        colours=kn.community_colours(explorer.widget.payload))["communities"]
+    mo.ui.table(community_rows, selection=None, style_cell=lambda _row, column, value: (
+        {"backgroundColor": value, "color": value} if column == "colour" and value else {}))
+    return (community_rows,)
 
 
 @app.cell
@@ -161,22 +172,37 @@ def search(cache, chunks, final):
     _index = kn.SearchIndex(embedder=kn.HashingEmbedder(), cache=cache)
     _index.add(kn.items_from_graph(final) + kn.items_from_chunks(chunks, entities_by_chunk=kn.entities_by_chunk(final)))
     hits = _index.search("president congress", limit=5)
-    mo.ui.table(hits, selection=None)
+    mo.ui.table(kn.hits_table(hits, final), selection=None)  # names and document paths first, hash ids last
     return
 
 
 @app.cell
 def _():
     mo.md("""
-    ## 8. See it: an offline graph view (vis-network inlined, every label escaped)
+    ## 8. See it: the graph explorer
+    The whole graph, coloured by community: find an entity by name or alias, filter by type, relation, community
+    or document, double-click to focus on a neighbourhood, click an entity or a relation for its evidence.
+    Offline (everything inlined), every document string shown as text. The same explorer is `graph.html` in the
+    workspace, and `kgkit view`.
     """)
     return
 
 
 @app.cell
 def view(final):
-    mo.iframe(kn.graph_html(final, max_nodes=120, color_by="community", height="560px"), height="640px")
-    return
+    explorer = mo.ui.anywidget(kn.Explorer.from_graph(final, max_nodes=None, color_by="community",
+                                                     title="The tour's graph, by community", height="560px"))
+    mo.output.replace(explorer)
+    return (explorer,)
+
+
+@app.cell
+def selected_entity(explorer, final):
+    # reruns whenever an entity is selected in the explorer above: its `selected` trait holds the entity ids
+    selected = [i for i in explorer.value.get("selected") or [] if i in set(final.entities["id"])]
+    mo.output.replace(kn.entity_details(final, selected[0]) if selected else
+                      mo.md("*Select an entity in the explorer above: its documents and relations appear here.*"))
+    return (selected,)
 
 
 @app.cell
@@ -185,7 +211,7 @@ def _():
     ## 9. All of it as one workflow, written to the workspace
     `kn.run(workspace, corpus)` — what `kgkit run CORPUS -o WORKSPACE` calls — loads, chunks, extracts, builds,
     finds communities and draws the view, and commits graph.json, communities.json, extractions.jsonl, run.json
-    and graph.html as one generation of the workspace. Every extraction above is reused from the cache.
+    and graph.html (the explorer as a standalone page) as one generation of the workspace. Every extraction above is reused from the cache.
     """)
     return
 
@@ -202,9 +228,10 @@ def workflow(cache, corpus_dir, domain, extractor, workspace):
 @app.cell
 def _():
     mo.md("""
-    Next: `notebooks/extraction.py` (diff two extraction runs), `notebooks/resolution.py` (cluster map, the
-    merge-approval widget, and the `record` / `apply` / `undo` workflows), `notebooks/exploration.py` (filtered
-    views, the `index` and `search` workflows, topology). Open them on this workspace with
+    Next: `notebooks/extraction.py` (diff two extraction runs, and their graphs overlaid in the explorer),
+    `notebooks/resolution.py` (cluster map, the merge-approval widget, a merge preview, and the `record` / `apply`
+    / `undo` workflows), `notebooks/exploration.py` (the explorer with the selected entity's details, the `index`
+    and `search` workflows, topology tables). Open them on this workspace with
     `--workspace` or `KGKIT_WORKSPACE` to reuse its cache.
     """)
     return

@@ -168,8 +168,15 @@ def test_extraction_notebook_diffs_two_runs_and_reruns_from_cache(fixture_defs, 
     assert len(diff.documents) == 3 and diff.entities.total > 10
     assert {d.presence for d in diff.documents} == {"both"}
     assert again.stats.computed["extract_texts"] == 0 and again.stats.computed["diff_extractions"] == 0
+    assert again.stats.computed["build_graph"] == 0
     assert second["extraction_diff"] == diff
     assert (tmp_path / "ws" / "cache").is_dir()
+    # the two runs' graphs overlaid in the explorer: every entity of either, each marked added / removed / kept
+    a, b = first["graph_a"], first["graph_b"]
+    overlay = first["graph_overlay"].widget.payload
+    ids_a, ids_b = set(a.entities["id"]), set(b.entities["id"])
+    assert {n["id"]: n["diff"] for n in overlay["nodes"]} == {
+        i: "added" if i not in ids_a else "removed" if i not in ids_b else "kept" for i in ids_a | ids_b}
 
 
 def test_resolution_notebook_saves_decisions_and_applies_them(fixture_defs, tmp_path):
@@ -187,6 +194,11 @@ def test_resolution_notebook_saves_decisions_and_applies_them(fixture_defs, tmp_
     for stage_name in ("extract_texts", "build_graph", "merge_candidates", "embed", "project"):
         assert again.stats.computed[stage_name] == 0, stage_name
     assert first["workspace_change"] is None  # the apply / undo buttons were not pressed
+    # the merge preview: the graph now against what applying the decisions would make of it (nothing applied)
+    preview = first["merge_preview"].widget.payload
+    now, after = set(first["graph"].entities["id"]), set(first["applied"].graph.entities["id"])
+    assert {n["id"] for n in preview["nodes"]} == now | after
+    assert {n["id"] for n in preview["nodes"] if n["diff"] == "removed"} == now - after
 
 
 def test_resolution_notebook_applies_and_undoes_through_the_workflows(fixture_defs, tmp_path):
@@ -208,21 +220,48 @@ def test_resolution_notebook_applies_and_undoes_through_the_workflows(fixture_de
     assert change.changed and ws.journal_names() == [change.journal]
     assert len(read_graph(ws).entities) == len(change.graph.entities) == len(second["applied"].graph.entities)
     assert len(change.graph.entities) == len(first["graph"].entities) - 1
+    preview = second["merge_preview"].widget.payload  # the preview shows the merge before it was applied
+    assert {n["id"] for n in preview["nodes"] if n["diff"] == "removed"} == {people[0]}
+    _, picked = app.run(defs={**defs, "saved_decisions": merge, "apply_now": idle, "undo_last": idle,
+                               "merge_preview": SimpleNamespace(value={"selected": [people[1]]})})
+    assert any(d.kind == "merge" and set(d.subjects) == set(people) for d in picked["touching"])
     _, third = app.run(defs={**defs, "saved_decisions": merge, "apply_now": idle, "undo_last": pressed})
     assert len(third["graph"].entities) == len(change.graph.entities)  # opened on the applied graph
     assert third["workspace_change"].journal == change.journal and ws.journal_names() == []
     assert len(read_graph(ws).entities) == len(first["graph"].entities)
 
 
-def test_exploration_notebook_filters_searches_and_measures(fixture_defs, tmp_path):
+def test_exploration_notebook_explores_searches_and_measures(fixture_defs, tmp_path):
     from kgkit.stages.embed import HashingEmbedder
 
-    first, _second, again = _run_twice("exploration.py", {**fixture_defs, "embedder": HashingEmbedder(dim=64)})
-    assert len(first["view_graph"].entities) == len(first["graph"].entities)  # no filter by default
-    assert isinstance(first["shape"], dict) and first["shape"]
+    defs = {**fixture_defs, "embedder": HashingEmbedder(dim=64)}
+    first, _second, again = _run_twice("exploration.py", defs)
+    graph = first["graph"]
+    # the whole graph in the explorer widget; nothing selected yet, so no details
+    assert {n["id"] for n in first["explorer"].widget.payload["nodes"]} == set(graph.entities["id"])
+    assert first["selected"] == [] and first["details"] is None
     assert again.stats.computed["extract_texts"] == 0 and again.stats.computed["build_graph"] == 0
-    assert first["index_report"]["items"] > 0 and len(first["hits"]) > 0  # the index and search workflows
+    assert first["index_report"]["items"] > 0  # the index and search workflows
+    # search hits as a person reads them: name, kind, document path, score, match first; hashes last
+    hits = first["hit_rows"]
+    assert len(hits) > 0 and list(hits.columns[:6]) == ["name", "kind", "type", "document", "score", "match"]
+    assert list(hits.columns[-2:]) == ["id", "document_id"]
+    paths = set(graph.documents["path"])
+    assert all(d.split(" +")[0] in paths for d in hits["document"] if d)  # relative paths, never hash ids
+    # topology as tables: communities with size and top members, hubs, bridges, connections
+    shape = first["shape"]
+    assert set(shape) == {"communities", "hubs", "bridges", "connections"}
+    assert {"size", "top members"} <= set(shape["communities"].columns) and len(shape["communities"]) > 0
+    assert shape["hubs"]["name"].iloc[0] == graph.entities.sort_values(["degree", "mentions", "id"],
+        ascending=[False, False, True])["name"].iloc[0]  # fmt: skip
     assert (tmp_path / "ws" / "graph.json").is_file() and (tmp_path / "ws" / "index").is_dir()
+    # an entity selected in the explorer (its `selected` trait) -> the details cell and the neighbourhood
+    hub = shape["hubs"]["id"].iloc[0]
+    app = _load(ROOT / "notebooks" / "exploration.py")
+    _, picked = app.run(defs={**defs, "cache": Cache(defs["workspace"].cache_dir),
+                              "explorer": SimpleNamespace(value={"selected": [hub]})})
+    assert picked["selected"] == [hub] and picked["details"].id == hub
+    assert set(picked["details"].documents["document"]) <= paths and len(picked["details"].relations) > 0
 
 
 def test_tour_notebook_walks_the_pipeline(fixture_defs, tmp_path):
@@ -230,6 +269,15 @@ def test_tour_notebook_walks_the_pipeline(fixture_defs, tmp_path):
     assert len(first["documents"]) == 3 and len(first["final"].entities) > 10
     assert again.stats.computed["extract_texts"] == 0 and again.stats.computed["merge_candidates"] == 0
     assert first["run_result"].outcome == "complete" and (tmp_path / "ws" / "graph.json").is_file()
+    # the whole graph in the explorer, coloured by community
+    final, payload = first["final"], first["explorer"].widget.payload
+    assert {n["id"] for n in payload["nodes"]} == set(final.entities["id"]) and first["selected"] == []
+    # communities shown together have different colours, the ones the explorer draws them in
+    rows = first["community_rows"]
+    assert len(rows) == min(10, final.entities["community"].nunique())
+    assert rows["colour"].str.match(r"^#[0-9A-Fa-f]{6}$").all() and rows["colour"].is_unique
+    drawn = {n["community"]: n["colour"] for n in payload["nodes"]}
+    assert all(drawn[c] == colour for c, colour in zip(rows["community"], rows["colour"]))
 
 
 @pytest.mark.slow
@@ -243,3 +291,47 @@ def test_jupyter_tour_passes_nbmake_on_the_fixture_corpus(corpus_copy, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert (tmp_path / "ws" / "cache").is_dir() and (tmp_path / "ws" / "graph.json").is_file()
     assert not (tmp_path / "user-cache" / "kgkit").exists() and _changed(before) == []
+
+
+# --------------------------------------------------------------------------- tables a person reads (kgkit.notebook.tables)
+
+
+def test_tables_lead_with_names_and_document_paths_and_escape_every_string():
+    import pandas as pd
+    from explorer_graphs import XSS, small_graph
+
+    import kgkit.notebook as kn
+    from kgkit.stages.search.index import HIT_COLUMNS
+
+    graph = small_graph()
+    ada = kn.entity_details(graph, "Person:ada")
+    assert (ada.name, ada.aliases) == ("Ada Lovelace", ("Countess of Lovelace",))
+    assert ada.documents["document"].tolist() == ["letters/ada.txt", "notes/engine <b>notes</b>.txt"]
+    assert ada.documents["sentence"].iloc[0].startswith("In 1843 Ada Lovelace")  # a relation's sentence stands in
+    assert "Ada Lovelace —WROTE_TO→ Charles Babbage" in ada.relations["relation"].tolist()
+    page = kn.entity_details(graph, "Person:xss")._repr_html_()
+    assert "<img" not in page and "<script" not in page and "&lt;img src=x" in page  # hostile text stays text
+    assert "doc:notes" not in kn.entity_details(graph, "Person:ada")._repr_html_()  # paths, never hash ids
+    with pytest.raises(KeyError):
+        kn.entity_details(graph, "Person:nobody")
+
+    hit = dict.fromkeys(HIT_COLUMNS)
+    hits = pd.DataFrame([{**hit, "rank": 1, "id": "rel:wrote", "kind": "relation", "score": 0.91234, "type": "WROTE_TO",
+                          "title": "Ada Lovelace ; Charles Babbage", "document_id": "doc:letters",
+                          "documents": ["doc:letters"], "entities": ["Person:ada", "Person:babbage"],
+                          "evidence": "In 1843 Ada wrote.", "match": "phrase"},
+                         {**hit, "rank": 2, "id": "Person:ada", "kind": "entity", "score": 0.5, "type": "Person",
+                          "title": "Ada Lovelace", "documents": ["doc:letters", "doc:notes"], "entities": ["Person:ada"],
+                          "text": "Person"}])
+    table = kn.hits_table(hits, graph)
+    assert list(table.columns) == ["name", "kind", "type", "document", "score", "match", "text", "entities", "id",
+                                   "document_id"]
+    assert table["name"].tolist() == ["Ada Lovelace —WROTE_TO→ Charles Babbage", "Ada Lovelace"]
+    assert table["document"].tolist() == ["letters/ada.txt", "letters/ada.txt +1 more"]
+    assert table["entities"].iloc[0] == "Ada Lovelace, Charles Babbage" and table["score"].iloc[0] == 0.912
+    assert kn.hits_table(hits)["document"].iloc[0] == "doc:letters"  # without a graph: the ids as they are
+
+    shape = kn.topology_tables(graph, limit=5, colours={"c0": "#0072B2"})
+    assert shape["communities"].columns[0] == "colour" and "top members" in shape["communities"]
+    assert shape["hubs"]["name"].iloc[0] in ("Ada Lovelace", "Charles Babbage") and XSS in set(graph.entities["name"])
+    assert kn.community_colours({"communities": [["c0", 3, "#0072B2", "Ada"]]}) == {"c0": "#0072B2"}

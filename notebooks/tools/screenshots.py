@@ -8,9 +8,10 @@ Each notebook is run headless (``app.run`` with its ``config`` cell replaced: wo
 all on one workspace (``--workspace``, else ``KGKIT_WORKSPACE``, else ``~/.cache/kgkit/notebooks/screenshots``:
 never a folder of the repository; its cache makes a second run fast), then the views
 its cells show are written as one standalone page per notebook and screenshotted: extraction -> the
-extraction diff; resolution -> the cluster map and the MergeReview widget (its real ES module, a fake model);
-exploration and tour -> the graph view. marimo's own UI (tables, dropdowns) is not in the pictures: it
-needs marimo's front end, which is not available offline as a static page.
+extraction diff and the two runs' graphs overlaid in the explorer; resolution -> the cluster map, the
+MergeReview widget (its real ES module, a fake model) and the merge preview; exploration and tour -> the
+explorer with the payload their Explorer widget holds. marimo's own UI (tables, dropdowns) is not in these
+pictures (tests/test_notebook_explorer.py screenshots a running `marimo run` notebook instead).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def pages(corpus: Path, workspace: Path | None = None) -> dict[str, str]:
     """{name: standalone HTML} for each notebook, from a headless run on `corpus` in `workspace` (default: the
     one kgkit.notebook.open_workspace chooses for "screenshots")."""
     import kgkit.notebook as kn
+    from kgkit.views.explorer import explorer_page
     from kgkit.views.widgets import bundle_esm, cluster_payload, merge_review_esm
 
     ws = kn.open_workspace("screenshots", workspace)
@@ -70,6 +72,7 @@ def pages(corpus: Path, workspace: Path | None = None) -> dict[str, str]:
     _, d = _load("extraction.py").run(defs={**base, "domain_b": kn.load_domain("people_orgs_events")})
     out["extraction"] = kn.diff_html(d["extraction_diff"], max_chunks=6,
                                      title="Extraction diff: general vs people_orgs_events")
+    out["extraction_overlay"] = explorer_page(d["graph_overlay"].widget.payload, height="760px")
     _, d = _load("resolution.py").run(defs={**base, "autosave": False, "embedder": kn.HashingEmbedder()})
     out["resolution_map"] = kn.cluster_html(d["points"], candidates=d["candidates"],
                                             title="Entities by name embedding (PCA)")
@@ -81,12 +84,20 @@ def pages(corpus: Path, workspace: Path | None = None) -> dict[str, str]:
     state = {"candidates": d["review"].widget.candidates[:6], "actions": {}, "cursor": 0, "threshold": 0.9}
     out["resolution_widget"] = (WIDGET_PAGE.replace("__CODE__", _json(merge_review_esm()))
                                 .replace("__STATE__", _json(state)).replace("__TITLE__", "MergeReview"))
+    out["resolution_preview"] = explorer_page(d["merge_preview"].widget.payload, height="760px")
     _, d = _load("exploration.py").run(defs={**base, "embedder": kn.HashingEmbedder()})
-    out["exploration"] = kn.graph_html(d["view_graph"], max_nodes=120, height="760px", title="Exploration: graph view")
+    out["exploration"] = explorer_page(d["explorer"].widget.payload, height="760px")
     _, d = _load("tour.py").run(defs=base)
-    out["tour"] = kn.graph_html(d["final"], max_nodes=120, color_by="community", height="760px",
-                                title="Tour: communities")
+    out["tour"] = explorer_page(d["explorer"].widget.payload, height="760px")
     return out
+
+
+def drawn(png: Path) -> bool:
+    """Whether a screenshot shows something: at least 0.5% of its pixels are not near-white (a page whose script
+    failed, or that had not drawn yet, is blank)."""
+    width, height, rows = bt.read_png(png)
+    inked = sum(1 for row in rows for x in range(0, len(row), 4) if min(row[x: x + 3]) < 200)
+    return inked > 0.005 * width * height
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             html = Path(tmp) / f"{name}.html"
             html.write_text(page, encoding="utf-8")
             run = bt.run_chromium(html, png=args.out / f"{name}.png", size=(1200, 850), budget_ms=15000)
-            ok = run.returncode == 0 and run.png is not None and not run.page_requests
+            ok = run.returncode == 0 and run.png is not None and not run.page_requests and drawn(run.png)
             failed += not ok
             print(f"{name}: {run.png if ok else 'FAILED'} {run.page_requests or ''}")
     return 1 if failed else 0

@@ -36,6 +36,8 @@ Re-exported (loaded on first use, so ``import kgkit.notebook`` stays light):
   `items_from_chunks`, `entities_by_chunk`, `topology`, `neighbourhood`, `diff_extractions`, `OfflineExtractor`
 - views and widgets: `graph_html`, `diff_html`, `cluster_html`, `cluster_points`, `kmeans_clusters`, `project`,
   `ClusterMap`, `Explorer` (the graph explorer as a widget), `MergeReview`, `actions_to_decisions`
+- tables a person reads (`kgkit.notebook.tables`: names and document paths first, hash ids last):
+  `hits_table`, `entity_details`, `topology_tables`, `community_colours`, `document_names`
 
 >>> import kgkit.notebook as kn
 >>> kn.setting("domain", "general", args={}, environ={"KGKIT_DOMAIN": "people_orgs_events"})
@@ -62,6 +64,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from kgkit.io.cache import Cache
     from kgkit.io.files import load_domain, read_corpus
     from kgkit.io.workspace import DECISIONS, Workspace, WorkspaceError
+    from kgkit.notebook.tables import community_colours, document_names, entity_details, hits_table, topology_tables
     from kgkit.stages.build import build_graph
     from kgkit.stages.chunk import chunk_document
     from kgkit.stages.communities import assign_communities, communities_of, detect_communities
@@ -117,22 +120,26 @@ _LAZY: dict[str, tuple[str, str]] = {
     "diff_html": ("kgkit.views.diff", "diff_html"),
     **{n: ("kgkit.views.cluster", n) for n in ("cluster_html", "cluster_points", "kmeans_clusters", "project")},
     **{n: ("kgkit.views.widgets", n) for n in ("ClusterMap", "Explorer", "MergeReview", "actions_to_decisions")},
+    # tables a person reads (names and document paths first, hash ids last)
+    **{n: ("kgkit.notebook.tables", n) for n in ("community_colours", "document_names", "entity_details",
+                                                 "hits_table", "topology_tables")},
 }
 
 __all__ = [
-    "DECISIONS", "DEMO_CORPUS", "Cache", "ClusterMap", "Explorer", "Graph", "HashingEmbedder", "MergeReview", "MiniLMEmbedder",
-    "OfflineExtractor", "SearchIndex", "Workspace", "WorkspaceError", "actions_to_decisions", "apply",
+    "DECISIONS", "DEMO_CORPUS", "Cache", "ClusterMap", "Explorer", "Graph", "HashingEmbedder", "MergeReview",
+    "MiniLMEmbedder", "OfflineExtractor", "SearchIndex", "Workspace", "WorkspaceError", "actions_to_decisions", "apply",
     "apply_decisions", "assign_communities", "build", "build_graph", "chunk_document", "cli_args", "cluster_html",
-    "cluster_points", "communities", "communities_of", "corpus_dir", "decide", "decisions", "default_workspace_dir",
-    "demo_corpus", "detect_communities", "diff_extractions", "diff_html", "embed_names", "embed_rows",
-    "entities_by_chunk", "extract", "extract_documents", "extract_texts", "frame", "graph_html", "index",
-    "items_from_chunks", "items_from_graph", "kmeans_clusters", "load_corpus", "load_documents", "load_domain",
-    "locate", "make_extractor", "merge_candidates", "merge_document", "narrate", "neighbourhood", "now", "open_graph",
-    "open_workspace", "pending", "project", "read_corpus", "read_graph", "record", "resolve", "run", "search",
-    "setting", "table", "topology", "undo", "undo_journal", "view"
+    "cluster_points", "communities", "communities_of", "community_colours", "corpus_dir", "decide", "decisions",
+    "default_workspace_dir", "demo_corpus", "detect_communities", "diff_extractions", "diff_html", "document_names",
+    "embed_names", "embed_rows", "entities_by_chunk", "entity_details", "extract", "extract_documents",
+    "extract_texts", "frame", "graph_html", "hits_table", "index", "items_from_chunks", "items_from_graph",
+    "kmeans_clusters", "load_corpus", "load_documents", "load_domain", "locate", "make_extractor", "merge_candidates",
+    "merge_document", "narrate", "neighbourhood", "now", "open_graph", "open_workspace", "pending", "project",
+    "read_corpus", "read_graph", "record", "resolve", "run", "search", "setting", "table", "topology",
+    "topology_tables", "undo", "undo_journal", "view"
 ]
 
-DEMO_CORPUS = Path(__file__).resolve().parent.parent / "data" / "demo" / "sotu_1934_1946"
+DEMO_CORPUS = Path(__file__).resolve().parents[2] / "data" / "demo" / "sotu_1934_1946"
 """The bundled demo corpus (State of the Union addresses 1934-1946) in a checkout of the repository."""
 
 # a setting's key in the manifest's run configuration, where it differs from the setting's name
