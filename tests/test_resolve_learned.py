@@ -83,8 +83,11 @@ def test_a_persons_decisions_teach_the_model_and_review_asks_the_closest_call_fi
     after = float(taught.probability(feature_matrix([target], ctx))[0])
     assert after < before
     assert update_model(PRIOR_MODEL, cands, [], ctx) is PRIOR_MODEL  # no decisions: the prior as it is
-    order = [c.features["probability"] for c in pending(score_candidates(cands, g, PRIOR_MODEL), [])]
-    assert [abs(p - 0.5) for p in order] == sorted(abs(p - 0.5) for p in order)
+    asked = pending(score_candidates(cands, g, PRIOR_MODEL), [])
+    teach = [c.features["probability"] for c in asked if not Policy().person_only(c)]
+    likely = [c.features["probability"] for c in asked if Policy().person_only(c)]
+    assert teach and [abs(p - 0.5) for p in teach] == sorted(abs(p - 0.5) for p in teach)  # least sure first
+    assert likely == sorted(likely, reverse=True)  # what only a person can merge: the likeliest first
 
 
 def test_the_graph_proposes_pairs_the_names_do_not_and_only_the_model_or_a_person_merges_them():
@@ -115,3 +118,18 @@ def test_resolve_with_min_probability_scores_the_workspace_and_learns_from_its_d
     p = {frozenset((c.source, c.target)): c.features["probability"] for c in found.candidates}
     q = {frozenset((c.source, c.target)): c.features["probability"] for c in again.candidates}
     assert q[pair] < p[pair]
+
+
+def test_answers_on_pairs_only_a_person_can_merge_do_not_teach_the_model():
+    from kgkit.stages.resolve.scoring import MergeCandidate
+
+    war = MergeCandidate(source="Event:war", target="Event:war of 1812", source_name="War", target_name="War of 1812",
+                         source_type="Event", target_type="Event", score=0.9, step="rule", verdict="unique",
+                         features={}, reasons=())
+    assert Policy().person_only(war)  # a whole word and a number apart: guarded
+    apart = [person_decision("keep_apart", (war.source, war.target), at=AT)]
+    assert update_model(PRIOR_MODEL, [war], apart, None) is PRIOR_MODEL
+    plain = war.model_copy(update={"target": "Event:the war", "target_name": "The War"})
+    assert not Policy().person_only(plain)
+    assert update_model(PRIOR_MODEL, [plain], [person_decision("keep_apart", (plain.source, plain.target), at=AT)],
+                        None) is not PRIOR_MODEL

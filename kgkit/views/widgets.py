@@ -153,10 +153,10 @@ def decision_label(d: Decision | None, score: float) -> str:
 
 def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decision] = (), *,
                  threshold: float = 0.9) -> list[MergeCandidate]:
-    """Every candidate once per pair, in review order: undecided first, those the scorer is least sure of first
-    (a decision there teaches most: the learned probability `features["probability"]` closest to 0.5 when the
-    candidate has one, else the score closest to the policy `threshold`), then the decided ones (person
-    decisions last), best score first.
+    """Every candidate once per pair, in review order: undecided first — those a learned model scored in
+    `decisions.doubt_order` (in turn: the least sure of what the policy could merge, the likeliest of what only a
+    person can), then the others, score closest to the policy `threshold` first — then the decided ones
+    (person decisions last), best score first.
 
     >>> c = lambda s, t, x: MergeCandidate(source=s, target=t, source_name=s, target_name=t, source_type="P",
     ...     target_type="P", score=x, step="rule", verdict="unique", features={}, reasons=())
@@ -164,10 +164,13 @@ def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decis
     >>> done = [Decision(kind="merge", subjects=("a", "b"), decided_by="policy")]
     >>> [(x.source, x.score) for x in review_order([c("a", "b", .97), c("c", "d", .6), c("e", "f", .88)], done)]
     [('e', 0.88), ('c', 0.6), ('a', 0.97)]
-    >>> p = lambda s, x, prob: c(s, s + "2", x).model_copy(update={"features": {"probability": prob}})
-    >>> [x.source for x in review_order([p("sure", .99, .99), p("unsure", .8, .55), c("e", "f", .9)])]
-    ['unsure', 'sure', 'e']
+    >>> p = lambda s, t, prob: c(s, t, .9).model_copy(update={"features": {"probability": prob}})
+    >>> guarded = p("War", "War of 1812", .95)   # a whole word and a number apart: only a person merges it
+    >>> [x.source for x in review_order([guarded, p("Ann Lee", "Ann  Lee", .6), p("Bo", "Bo", .99), c("e", "f", .9)])]
+    ['Ann Lee', 'War', 'Bo', 'e']
     """
+    from kgkit.stages.resolve.decisions import Policy, doubt_order
+
     index = decision_index(decisions)
     rank = {"llm": 1, "policy": 1, "person": 2}
     seen: set[tuple[str, str]] = set()
@@ -181,12 +184,14 @@ def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decis
     def key(c: MergeCandidate) -> tuple[Any, ...]:
         d = index.get(tuple(sorted((c.source, c.target))))  # type: ignore[arg-type]
         if d is None:
-            probability = (c.features or {}).get("probability")
-            doubt = abs(float(probability) - 0.5) if probability is not None else abs(c.score - threshold)
-            return (0, probability is None, doubt, -c.score, c.source, c.target)
-        return (rank[d.decided_by], False, 0.0, -c.score, c.source, c.target)
+            return (0, abs(c.score - threshold), -c.score, c.source, c.target)
+        return (rank[d.decided_by], 0.0, -c.score, c.source, c.target)
 
-    return sorted(out, key=key)
+    out.sort(key=key)
+    scored = [c for c in out if key(c)[0] == 0 and "probability" in (c.features or {})]
+    order = doubt_order([c.features["probability"] for c in scored], [Policy().person_only(c) for c in scored])
+    chosen = {id(c) for c in scored}
+    return [scored[i] for i in order] + [c for c in out if id(c) not in chosen]
 
 
 def candidates_payload(candidates: Sequence[MergeCandidate], *, graph: Any = None, evidence: int = 2,

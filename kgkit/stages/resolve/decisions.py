@@ -179,6 +179,28 @@ class Policy:
     def accepts(self, c: MergeCandidate) -> bool:
         return self.refusal(c) is None
 
+    def person_only(self, c: MergeCandidate) -> bool:
+        """Whether only a person can merge `c` whatever its probability: types differ, the graph alone proposed
+        it, or a guard holds it back."""
+        return c.source_type != c.target_type or c.step == "context" or (self.guards and self.guard(c) is not None)
+
+
+def doubt_order(probability: Sequence[float], person_only: Sequence[bool]) -> list[int]:
+    """Positions in the order a person is asked, two queues taken in turn: of the pairs the policy could merge on
+    their probability, the least sure first (the answer teaches the model most); of the pairs only a person
+    can merge, the most likely merge first (each answer is a merge the policy would never make). Ties by
+    position, so the order is stable.
+
+    >>> doubt_order([0.5, 0.99, 0.9, 0.1, 0.6], [False, True, False, True, False])
+    [0, 1, 4, 3, 2]
+    """
+    p = [float(x) for x in probability]
+    teach = sorted((i for i, g in enumerate(person_only) if not g), key=lambda i: (abs(p[i] - 0.5), i))
+    likely = sorted((i for i, g in enumerate(person_only) if g), key=lambda i: (-p[i], i))
+    out = [i for pair in zip(teach, likely) for i in pair]
+    n = min(len(teach), len(likely))
+    return out + teach[n:] + likely[n:]
+
 
 def _pair(c: MergeCandidate) -> tuple[str, ...]:
     return ("pair", *sorted((c.source, c.target)))
@@ -237,21 +259,19 @@ def combine(decisions: Iterable[Decision]) -> list[Decision]:
     return [best[k] for k in sorted(best)]
 
 
-def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision]) -> list[MergeCandidate]:
-    """Candidates no decision covers yet (what `kgkit review` asks a person about), best first; candidates a
-    learned model scored (features["probability"], learned.score_candidates) come first, the most
-    informative first (probability closest to 0.5: the answer teaches the model most)."""
+def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision], *,
+            policy: Policy = Policy()) -> list[MergeCandidate]:
+    """Candidates no decision covers yet (what `kgkit review` asks a person about), one per pair. Candidates a
+    learned model scored (features["probability"], learned.score_candidates) come first, in `doubt_order`;
+    the others after them, best score first."""
     decided = {d.pair_key for d in decisions}
     seen: set[tuple[str, ...]] = set()
-    out = []
-
-    def order(c: MergeCandidate) -> tuple[float, float, str, str]:
-        p = c.features.get("probability")
-        return (abs(p - 0.5) if p is not None else 1.0, -c.score, c.source, c.target)
-
-    for c in sorted(candidates, key=order):
+    todo = []
+    for c in sorted(candidates, key=lambda c: (-c.score, c.source, c.target)):
         key = _pair(c)
         if key not in decided and key not in seen:
             seen.add(key)
-            out.append(c)
-    return out
+            todo.append(c)
+    scored = [c for c in todo if "probability" in c.features]
+    order = doubt_order([c.features["probability"] for c in scored], [policy.person_only(c) for c in scored])
+    return [scored[i] for i in order] + [c for c in todo if "probability" not in c.features]

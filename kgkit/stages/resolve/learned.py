@@ -4,13 +4,14 @@ agree or conflict, co-occurring documents) weighted by a logistic model whose we
 by hand — a prior fitted on data the project may ship (`kgkit.stages.resolve.prior`), updated by the
 decisions a person makes (a Gaussian prior centred on the prior weights: few decisions move it a little,
 many move it far). Each candidate gets a probability; the policy auto-accepts only above a stated
-probability (`Policy.min_probability`), and review asks first about the candidates whose answer would
-teach the model most (closest to 0.5: uncertainty sampling, as the dedupe library does; `pending`).
+probability (`Policy.min_probability`), and review asks, in turn, about the candidates whose answer would
+teach the model most (closest to 0.5: uncertainty sampling, as the dedupe library does) and the likeliest of
+those only a person can merge (guarded: `pending`, `decisions.doubt_order`).
 
     model = PRIOR_MODEL                                             # or fit_model(X, y) / update_model(...)
     scored = score_candidates(candidates, graph, model)             # features["probability"] on each
     decide(scored, policy=Policy(min_probability=0.99), at=now)     # merges only p >= 0.99 (guards still hold)
-    pending(scored, decisions)                                      # most informative first
+    pending(scored, decisions)                                      # doubt_order: teach / likely in turn
 
 >>> m = PairModel(("token_sort",), (8.0,), -6.0)
 >>> [round(float(p), 3) for p in m.probability(np.array([[0.5], [1.0]]))]
@@ -30,8 +31,9 @@ import numpy as np
 
 from kgkit.core.names import normalise_name
 from kgkit.core.stage import stage
+from kgkit.stages.build import gc_paused
 from kgkit.stages.resolve.config import ResolveConfig
-from kgkit.stages.resolve.decisions import Decision
+from kgkit.stages.resolve.decisions import Decision, Policy
 from kgkit.stages.resolve.keys import PERSON_TYPES
 from kgkit.stages.resolve.scoring import MergeCandidate
 
@@ -122,6 +124,25 @@ def _idf(ctx: PairContext, word: str) -> float:
     return math.log((ctx.n_names + 1) / (ctx.word_df.get(word, 0) + 1)) / math.log(ctx.n_names + 1)
 
 
+class _Lookups:
+    """Per-call caches for feature rows: a name's words and a word's idf (a name is in many candidates)."""
+
+    def __init__(self, ctx: PairContext | None) -> None:
+        self.ctx, self.words, self.idf = ctx, {}, {}
+
+    def name_words(self, name: str) -> frozenset[str]:
+        got = self.words.get(name)
+        if got is None:
+            got = self.words[name] = frozenset(normalise_name(name).split())
+        return got
+
+    def weight(self, word: str) -> float:
+        got = self.idf.get(word)
+        if got is None:
+            got = self.idf[word] = _idf(self.ctx, word)  # type: ignore[arg-type]
+        return got
+
+
 def pair_features(c: MergeCandidate, ctx: PairContext | None) -> list[float]:
     """The FEATURES of one candidate (each in 0..1). Word rarity: idf_shared is the share of the two names'
     word weight (inverse document frequency over all names) in words both hold, idf_lone the rarest word
@@ -130,46 +151,61 @@ def pair_features(c: MergeCandidate, ctx: PairContext | None) -> list[float]:
     200 names cite: 0.005), attr_agree / attr_conflict the share of relation types both
     entities have whose neighbours meet / do not meet (a birth year, a place, a co-author), co_documents
     whether they are mentioned in one document."""
-    f = c.features
-    wa, wb = set(normalise_name(c.source_name).split()), set(normalise_name(c.target_name).split())
-    row = {
-        "ratio": f.get("ratio", 0.0), "token_sort": f.get("token_sort", 0.0), "token_set": f.get("token_set", 0.0),
-        "jaro_winkler": f.get("jaro_winkler", 0.0), "score": c.score, "exact": float(c.step == "exact"),
-        "rule_name": float(any(k in f for k in _NAME_RULES)), "rule_slip": float(any(k in f for k in _SLIP_RULES)),
-        "rule_surname_only": f.get("rule_surname_only", 0.0), "rule_org": float(any(k in f for k in _ORG_RULES)),
-        "conflict": float(any(k in f for k in _CONFLICTS)), "guard": f.get("guard", 0.0),
-        "ambiguous": float(c.verdict != "unique"), "person": float(c.source_type in PERSON_TYPES),
-        "idf_shared": 0.0, "idf_lone": 0.0, "neighbour_share": 0.0, "neighbour_none": 1.0, "attr_agree": 0.0,
-        "attr_conflict": 0.0, "co_documents": 0.0,
-    }
+    return _features(c, _Lookups(ctx))
+
+
+def _features(c: MergeCandidate, look: _Lookups) -> list[float]:
+    f, ctx = c.features, look.ctx
+    name_rule = slip = org = conflict = 0.0
+    for k in f:
+        if k in _NAME_RULES:
+            name_rule = 1.0
+        elif k in _SLIP_RULES:
+            slip = 1.0
+        elif k in _ORG_RULES:
+            org = 1.0
+        if k in _CONFLICTS:
+            conflict = 1.0
+    idf_shared = idf_lone = share = attr_agree = attr_conflict = co_docs = 0.0
+    none = 1.0
     if ctx is not None:
-        weight = {w: _idf(ctx, w) for w in wa | wb}
-        total = sum(weight.values()) or 1.0
-        row["idf_shared"] = sum(weight[w] for w in wa & wb) / total
-        row["idf_lone"] = max((weight[w] for w in wa ^ wb), default=0.0)
+        wa, wb = look.name_words(c.source_name), look.name_words(c.target_name)
+        weight = look.weight
+        total = sum(weight(w) for w in wa | wb) or 1.0
+        idf_shared = sum(weight(w) for w in wa & wb) / total
+        idf_lone = max((weight(w) for w in wa ^ wb), default=0.0)
         na, nb = ctx.neighbours.get(c.source, {}), ctx.neighbours.get(c.target, {})
         sa = set().union(*na.values()) - {c.target} if na else set()
         sb = set().union(*nb.values()) - {c.source} if nb else set()
         if sa or sb:
-            row["neighbour_none"] = 0.0
+            none = 0.0
             # a neighbour linked to k entities says "these two" with weight 1/(k-1): a date of birth two
             # records share says much, a reference work 200 names cite says next to nothing
             miss = 1.0
             for n in sa & sb:
                 miss *= 1.0 - 1.0 / max(ctx.degree.get(n, 2) - 1, 1)
-            row["neighbour_share"] = 1.0 - miss
+            share = 1.0 - miss
         both = [r for r in na if r in nb]
         if both:
-            agree = sum(bool(na[r] & nb[r]) for r in both)
-            row["attr_agree"] = agree / len(both)
-            row["attr_conflict"] = 1.0 - row["attr_agree"]
-        row["co_documents"] = float(bool(ctx.documents.get(c.source, frozenset()) & ctx.documents.get(c.target, frozenset())))
-    return [row[k] for k in FEATURES]
+            attr_agree = sum(bool(na[r] & nb[r]) for r in both) / len(both)
+            attr_conflict = 1.0 - attr_agree
+        docs_a = ctx.documents.get(c.source)
+        co_docs = float(bool(docs_a and docs_a & ctx.documents.get(c.target, frozenset())))
+    # in FEATURES order
+    return [f.get("ratio", 0.0), f.get("token_sort", 0.0), f.get("token_set", 0.0), f.get("jaro_winkler", 0.0), c.score,
+            float(c.step == "exact"), name_rule, slip, f.get("rule_surname_only", 0.0), org, conflict,
+            f.get("guard", 0.0), float(c.verdict != "unique"), float(c.source_type in PERSON_TYPES), idf_shared, idf_lone,
+            share, none, attr_agree, attr_conflict, co_docs]
 
 
 def feature_matrix(candidates: Sequence[MergeCandidate], ctx: PairContext | None) -> np.ndarray:
-    """pair_features of every candidate, one row each (shape (n, len(FEATURES)))."""
-    return np.array([pair_features(c, ctx) for c in candidates], dtype=float).reshape(len(candidates), len(FEATURES))
+    """pair_features of every candidate, one row each (shape (n, len(FEATURES))).
+
+    >>> feature_matrix([], None).shape == (0, len(FEATURES))
+    True
+    """
+    look = _Lookups(ctx)
+    return np.array([_features(c, look) for c in candidates], dtype=float).reshape(len(candidates), len(FEATURES))
 
 
 def fit_model(x: np.ndarray, y: np.ndarray, *, prior: PairModel | None = None, strength: float = 1.0,
@@ -224,10 +260,13 @@ def decision_labels(candidates: Sequence[MergeCandidate], decisions: Iterable[De
 
 
 def update_model(prior: PairModel, candidates: Sequence[MergeCandidate], decisions: Iterable[Decision],
-                 ctx: PairContext | None, *, strength: float = 1.0) -> PairModel:
+                 ctx: PairContext | None, *, strength: float = 1.0, policy: Policy = Policy()) -> PairModel:
     """The prior updated by a person's decisions on these candidates (active learning); the prior itself
-    when there are none."""
-    labels = decision_labels(candidates, decisions)
+    when there are none. Only decisions on pairs the policy could merge on their probability count: a pair
+    only a person can merge (`Policy.person_only`: guarded, proposed by the graph alone, types apart) is never
+    the model's to decide, and its answers (a likely-looking guarded pair that is two things) would teach the
+    model about pairs it never decides, at the expense of those it does."""
+    labels = {i: y for i, y in decision_labels(candidates, decisions).items() if not policy.person_only(candidates[i])}
     if not labels:
         return prior
     rows = sorted(labels)
@@ -243,16 +282,24 @@ def score_candidates(candidates: Sequence[MergeCandidate], graph: Any, model: Pa
     the source), and a reason line. The policy reads both (Policy.min_probability). `context`: pair_context
     of the graph when already computed (graph may then be None)."""
     ctx = context if context is not None else pair_context(graph) if graph is not None else None
-    probs = model.probability(feature_matrix(candidates, ctx)) if candidates else np.zeros(0)
+    with gc_paused():  # many small records, none cyclic: a full collection would walk them all, again and again
+        return _scored(candidates, model.probability(feature_matrix(candidates, ctx)) if candidates else np.zeros(0))
+
+
+def _scored(candidates: Sequence[MergeCandidate], probs: np.ndarray) -> list[MergeCandidate]:
     plist = probs.tolist()
-    by_source: dict[str, list[int]] = {}
-    for i, c in enumerate(candidates):
-        by_source.setdefault(c.source, []).append(i)
+    best: dict[str, tuple[float, float]] = {}  # source -> its two best probabilities (for the rival of each)
+    for c, p in zip(candidates, plist):
+        top, second = best.get(c.source, (0.0, 0.0))
+        best[c.source] = (p, top) if p > top else (top, max(second, p))
     out = []
-    for i, (c, p) in enumerate(zip(candidates, plist)):
-        rival = max((plist[j] for j in by_source[c.source] if j != i), default=0.0)
+    for c, p in zip(candidates, plist):
+        top, second = best[c.source]
+        rival = second if p == top else top
         feats = {**c.features, "probability": round(p, 4), "rival_probability": round(rival, 4)}
-        out.append(c.model_copy(update={"features": feats, "reasons": (*c.reasons, f"learned probability {p:.2f}")}))
+        # the candidate's own fields (already valid) with two more features and a reason: no re-validation
+        out.append(MergeCandidate.trusted(**{**c.__dict__, "features": feats,
+                                             "reasons": (*c.reasons, f"learned probability {p:.2f}")}))
     return out
 
 
