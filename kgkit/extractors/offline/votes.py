@@ -1,0 +1,244 @@
+"""The type votes of one mention: what its label, its words, the gazetteer and its context say it is.
+
+spaCy's label is one vote (1.0); the name's head word ("... County", "... University", "... Act": 2.0), a
+classifying noun beside it ("the town of X", "the cruiser X", "X is a German film": 2.5), a title (Person, 2.0),
+a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the gazetteer (a country
+3.0; a city or region 1.5 for a name of several words, 0.8 for one word, 1.1 for one word spaCy called an
+organisation) add theirs. The context adds what it says of the name (1.5 each, so that it outweighs a bare
+label but not a head word or a classifying noun):
+
+- a person: a given name opening a name of several words ("Leona Naess"); a parenthesis of birth or death after
+  it ("Georg Jochmann (11 October 1874 ...", "(born 1963"); the agent of a verb of authorship ("directed by X",
+  "voiced by X"); the subject of "die", "marry", "be born"; a kinship noun ("the son of X", "X's wife");
+- a work: a year alone in brackets after it ("The Wooden Horse (1950)"); the object or passive subject of a verb of
+  publishing ("Epic released Renegades", "X was published");
+- a place: a compass word before "of" ("southwest of Flagstaff"), "near" or "past" before it, or a known region or
+  country just after a comma ("McKees Rocks, Pennsylvania");
+- a group: a nationality word alone ("Americans" is no person).
+
+>>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+>>> from kgkit.extractors.offline.gazetteer import load_places
+>>> from kgkit.io import load_domain
+>>> doc = load_model(DEFAULT_MODEL)("The wilderness lies southwest of Flagstaff.")
+>>> [flagstaff] = [t for t in doc if t.text == "Flagstaff"]
+>>> mention_votes(doc, [flagstaff], "Flagstaff", "ORG", [], load_domain("general"), load_places(), False)
+(('Location', 2.6), ('Organization', 1.0))
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from kgkit.core.domain import Domain
+from kgkit.extractors.offline.gazetteer import Places
+from kgkit.extractors.offline.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.lexicon import (
+    BY_PERSON,
+    CLASSIFIERS,
+    COMPASS,
+    DEMONYMS,
+    DIRECTIONAL,
+    GENERIC,
+    HEADS,
+    KIN,
+    LOCATIVE,
+    MOTION,
+    PERSON_SUBJECT,
+    PREFIXES,
+    SEIZED,
+    TITLES,
+    WORK_OBJECT,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+__all__ = ["CONTEXT_WEIGHT", "HEAD_WEIGHT", "NAME", "head_label", "mention_votes", "outside_title"]
+
+LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
+COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, ORG_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 1.1, 2.5
+ACRONYM_WEIGHT, NAME_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT = 1.2, 0.1, 1.5, 2.0
+NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
+# corpus-level stage (kgkit.stages.coref) finds a type for it or a full name it stands for
+_DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
+_YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+_MONTHS = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                     "november", "december"])
+_REGIONS = frozenset(["northwest", "northeast", "southwest", "southeast", "midwest", "mideast"])
+_BIO = frozenset(["born", "b.", "née", "nee", "died", "d.", "c.", "ca."])
+
+
+def head_label(tokens: list[Token]) -> str | None:
+    """The label a name's head word implies: the word before "of", "for" or "on" ("University of Toronto" -> ORG,
+    "Battle of Midway" -> EVENT, "Institute for Advanced Study" -> ORG) unless the last word names a body, event or law
+    itself ("Gulf of Mexico Alliance"), else the last word ("Salt Lake County" -> GPE), else its first word
+    ("Lake Tana", "East Indies").
+
+    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+    >>> nlp = load_model(DEFAULT_MODEL)
+    >>> [head_label(list(nlp(name))) for name in ("Institute for Advanced Study", "East Indies", "Gulf of Mexico Alliance")]
+    ['ORG', 'LOC', 'ORG']
+    """
+    words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
+    of = next((n for n, t in enumerate(words) if t.lower_ in ("of", "for", "on")), 0)
+    last = _head_word(words[-1])
+    if of > 0 and (head := _head_word(words[of - 1])) is not None and last in (None, "GPE", "LOC"):
+        return head  # "Government of the United States", "Gulf of Mexico", not "Gulf of Mexico Alliance"
+    if last is not None and len(tokens) > 1:
+        return last
+    if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
+        return label
+    return None
+
+
+def _head_word(token: Token) -> str | None:
+    word = token.lower_
+    return HEADS.get(word) or HEADS.get(token.lemma_.lower()) or HEADS.get(word[:-1] if word.endswith("s") else "")
+
+
+def outside_title(doc: Doc, token: Token) -> str:
+    """Title words just before the mention, outside it ("President [Roosevelt]").
+
+    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+    >>> doc = load_model(DEFAULT_MODEL)("We met Prime Minister Attlee.")
+    >>> outside_title(doc, doc[4])
+    'Prime Minister'
+    """
+    words: list[str] = []
+    i = token.i - 1
+    while i >= 0 and doc[i].lower_ in TITLES and doc[i].text[:1].isupper() and len(words) < 3:
+        words.insert(0, doc[i].text)
+        i -= 1
+    return " ".join(words)
+
+
+def _root(tokens: list[Token]) -> Token:
+    """The token of the name whose head lies outside it (the last one when none does)."""
+    first, last = tokens[0].i, tokens[-1].i
+    return next((t for t in tokens if not first <= t.head.i <= last), tokens[-1])
+
+
+def _classifier(doc: Doc, tokens: list[Token], root: Token) -> str | None:
+    """The label a common noun beside the name implies: "the town of X", "the cruiser X", "X is a German film",
+    "X, a town in ...", "the American writer X"."""
+    after = doc[tokens[-1].i + 1] if tokens[-1].i + 1 < len(doc) else None
+    if after is not None and after.is_lower and root.head.i == after.i and CLASSIFIERS.get(after.lemma_.lower()) in ("GPE", "LOC"):
+        return CLASSIFIERS[after.lemma_.lower()]  # "Mie prefecture", "Vienna city council": places only
+    before = doc[tokens[0].i - 1] if tokens[0].i > 0 else None
+    if before is not None and before.is_lower and (label := CLASSIFIERS.get(before.lemma_.lower())) is not None:
+        return label  # "the cruiser Prinz Eugen", "the film Aanandam"
+    head = root.head
+    if (root.dep_ == "pobj" and head.lower_ == "of" and head.head.is_lower and head.head.i < root.i
+            and (label := CLASSIFIERS.get(head.head.lemma_.lower())) in ("GPE", "LOC")):
+        return label  # "the town of Watersmeet" (but not "the chairman of Shaw Communications")
+    nouns = [c for c in root.children if c.dep_ == "appos" and c.is_lower]
+    if root.dep_ == "appos" and head.is_lower:
+        nouns.append(head)
+    if root.dep_ in ("nsubj", "nsubjpass") and head.lemma_ == "be":
+        nouns += [c for c in head.children if c.dep_ == "attr" and c.is_lower]
+    for noun in nouns:
+        for n in (noun, *noun.conjuncts):
+            if (label := CLASSIFIERS.get(n.lemma_.lower())) is not None:
+                return label
+    return None
+
+
+def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str | None:
+    """What the words around a name say it is (see the module's docstring), or None."""
+    head = root.head
+    end = tokens[-1].i + 1
+    if end + 2 < len(doc) and doc[end].text == "(":
+        inside = [t for t in doc[end + 1 : min(end + 12, len(doc))]]
+        close = next((n for n, t in enumerate(inside) if t.text == ")"), len(inside))
+        inside = inside[:close]
+        if len(inside) == 1 and _YEAR.fullmatch(inside[0].text):
+            return "WORK_OF_ART"  # "The Wooden Horse (1950)"
+        words = {t.lower_ for t in inside}
+        if any(_YEAR.fullmatch(t.text) for t in inside) and (words & _BIO or words & _MONTHS):
+            return "PERSON"  # "(11 October 1874, in Liegnitz - ...", "(born 1963 in ...)"
+    lemma = head.lemma_.lower()
+    if root.dep_ == "pobj" and head.lower_ == "by" and head.head.lemma_.lower() in BY_PERSON:
+        return "PERSON"  # "directed by X", "voiced by X"
+    if (root.dep_ == "nsubj" and lemma in PERSON_SUBJECT and lemma != "bear") or (root.dep_ == "nsubjpass" and lemma == "bear"):
+        return "PERSON"  # "X died", "X was born"
+    if (root.dep_ == "poss" and head.lemma_.lower() in KIN) or (
+            root.dep_ == "pobj" and head.lower_ == "of" and head.head.lemma_.lower() in KIN and head.head.is_lower):
+        return "PERSON"  # "X's wife", "the son of X"
+    if (root.dep_ == "dobj" and lemma in WORK_OBJECT) or (root.dep_ == "nsubjpass" and lemma in WORK_OBJECT):
+        return "WORK_OF_ART"  # "Epic released Renegades", "X was published"
+    if root.dep_ == "pobj" and ((head.lower_ == "of" and head.head.lower_ in COMPASS) or head.lower_ in ("near", "past")):
+        return "GPE"  # "southwest of Flagstaff", "near Rosharon"
+    if end + 1 < len(doc) and doc[end].text == "," and doc[end + 1].text[:1].isupper():
+        after = [doc[end + 1]]
+        while len(after) < 3 and after[-1].i + 1 < len(doc) and doc[after[-1].i + 1].pos_ == "PROPN":
+            after.append(doc[after[-1].i + 1])
+        for n in range(len(after), 0, -1):
+            if places.kind(" ".join(t.text for t in after[:n])) in ("region", "country"):
+                return "GPE"  # "McKees Rocks, Pennsylvania"
+    return None
+
+
+def _given_name(tokens: list[Token]) -> bool:
+    """A name of two to four words that opens with a given name and has no head word, function word or generic
+    word after it ("Leona Naess", "Vivian French", not "Jackson Memorial Hospital")."""
+    if not 2 <= len(tokens) <= 4 or tokens[0].lower_ not in GIVEN_NAMES:
+        return False
+    rest = tokens[1:]
+    return all((t.text[:1].isupper() or t.text in ("-", ".")) and t.lower_ not in GENERIC and _head_word(t) is None
+               for t in rest)
+
+
+def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Token], domain: Domain,
+                  places: Places, quoted: bool) -> tuple[tuple[str, float], ...]:
+    """(domain type, weight) pairs, best first, for the mention `tokens` named `name` with spaCy's `label`."""
+    votes: dict[str, float] = {}
+
+    def add(lab: str, weight: float) -> None:
+        if (etype := domain.entity_type_for_label(lab)) is not None:
+            votes[etype] = votes.get(etype, 0.0) + weight
+
+    add(label, LABEL_WEIGHT)
+    root = _root(tokens)
+    if label == "NORP" and not quoted and (cls := _classifier(doc, tokens, root)) is not None:
+        add(cls, CLASSIFIER_WEIGHT)  # "Alexeni is a commune ..."
+    if quoted or (label in ("NORP", "LAW", "LANGUAGE") and not title):
+        pass  # a nationality, a quoted title, a law: the label says it; head words and places do not
+    elif len(tokens) == 1 and tokens[0].lower_ in DEMONYMS:
+        add("NORP", DEMONYM_WEIGHT)  # "Americans": a group, whatever spaCy said
+    elif len(tokens) == 1 and tokens[0].lower_ in _REGIONS:
+        add("LOC", HEAD_WEIGHT)  # "the Northwest", "the Midwest"
+    else:
+        if (head := head_label(tokens)) is not None:
+            add(head, HEAD_WEIGHT)
+        if (cls := _classifier(doc, tokens, root)) is not None:
+            add(cls, CLASSIFIER_WEIGHT)
+        if title or outside_title(doc, tokens[0]):
+            add("PERSON", TITLE_WEIGHT)
+        kind = places.kind(name)
+        if kind == "country" or kind == "continent":
+            add("GPE", COUNTRY_WEIGHT)
+        elif kind is not None:
+            add("GPE", PLACE_WEIGHT if len(tokens) > 1 else ORG_PLACE_WEIGHT if label == "ORG" else SHORT_PLACE_WEIGHT)
+        prep = tokens[-1].head
+        if tokens[-1].dep_ == "pobj" and (
+            (label in ("PERSON", "PRODUCT", NAME) and prep.lower_ in LOCATIVE)
+                or (label in ("PERSON", "PRODUCT", "ORG", "WORK_OF_ART", NAME)
+                    and ((prep.lower_ in DIRECTIONAL and prep.head.lemma_.lower() in MOTION)
+                         or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)))):
+            add("GPE", LOCATIVE_WEIGHT)  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
+        elif (label == "ORG" and len(tokens) == 1 and tokens[0].dep_ == "pobj" and prep.lower_ in LOCATIVE
+              and prep.lower_ != "at" and tokens[0].is_title and _head_word(tokens[0]) is None
+              and tokens[0].lower_ not in GENERIC):
+            add("GPE", LOCATIVE_WEIGHT)  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
+        if _DOTTED.fullmatch(name) and kind is None:
+            add("ORG", ACRONYM_WEIGHT)  # "N.R.A.": dotted capitals that are no known place
+        if (cue := _context(doc, tokens, root, places)) is not None and not (cue == "PERSON" and label == NAME):
+            add(cue, CONTEXT_WEIGHT)  # an untyped run is a person by a given name only ("Whereat Scrooge's niece")
+        if kind is None and head is None and _given_name(tokens):
+            add("PERSON", CONTEXT_WEIGHT)
+    if quoted:
+        add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
+    if label == NAME and not votes:
+        votes[domain.fallback_entity_type] = NAME_WEIGHT  # nothing says what it is: the corpus may
+    return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))
