@@ -15,9 +15,15 @@ Sets (../shared/data/retrieval, skipped with a message when absent; the demo cor
 - demo known items (tests/data/demo_known_items.csv): `kgkit run` + `kgkit index` on data/demo/sotu_1934_1946
   (the index timed, cold cache), MRR and R@1 of the default search (no --kind).
 
-"default" = SearchConfig() (what `kgkit search` runs); "previous default" = the fusion before issue 16
-(weighted RRF keyword 1, dense 1, k 60, dense left out of lookups; no name matches; no graph walk).
-MiniLM runs on one torch thread; vectors go through a kgkit Cache in /tmp/kgkit-bench-search-cache.
+"default" = SearchConfig() (what `kgkit search` runs: a query embedded by onnxruntime int8, the dense channel
+approximate from 20,000 rows); "exact" = the same ranking with the query embedded by the torch float32 forward and
+the exact dense product (the default before the fast query path: the recall the fast path must keep);
+"approximate dense everywhere" = the default with the product-quantised dense scan at every size and only 200
+candidates re-scored (harsher than the default's 1,000: its recall cost bounds the default's); "previous
+default" = the fusion before issue 16 (weighted RRF keyword 1, dense 1, k 60, dense left out of lookups; no name
+matches; no graph walk). Each set also reports the dense channel's own agreement with the exact product (top 5
+and top 100 equal, approximate vs exact, same query vectors) and the query vectors' cosine to the float32 ones.
+MiniLM runs on one thread; document vectors go through a kgkit Cache in /tmp/kgkit-bench-search-cache.
 """
 
 from __future__ import annotations
@@ -63,12 +69,15 @@ def show(label: str, values: dict) -> None:
 
 
 def configs() -> dict:
+    """name -> (SearchConfig, query encoder)."""
     from kgkit.stages.search import SearchConfig
 
     default = SearchConfig()
     previous = replace(default, fusion="rrf", weights={"keyword": 1.0, "dense": 1.0, "graph": 0.0}, coverage_power=0,
-                       names=False)
-    return {"default": default, "previous default": previous}
+                       names=False, dense_approximate=None)
+    return {"default": (default, "auto"), "exact": (replace(default, dense_approximate=None), "torch"),
+            "approximate dense everywhere": (replace(default, dense_approximate=0, dense_candidates=200), "auto"),
+            "previous default": (previous, "torch")}
 
 
 # ----------------------------------------------------------------- baselines
@@ -192,34 +201,97 @@ def docstrings(sizes: list[int], *, embedder, cache) -> dict:
         block: dict = {"build_s": time.perf_counter() - t0, "queries": len(qs)}
         bm25 = BM25Baseline(ids, [f"{d['title']} {d['text']}" for d in pool])
         dense = DenseBaseline(ids, vectors, embedder)
-        systems = compared(index, bm25, dense)
         for set_name, query_set in sets.items():
             texts = [q["query"] for q in query_set]
-            for name, run in systems.items():
+            stages: dict = {}
+            for name, run in compared(index, bm25, dense, stages).items():
                 index.keyword.drop_cache()  # every system starts cold
-                run(texts[0])  # warm-up (loads the model once)
+                t0 = time.perf_counter()
+                run(texts[0])  # warm-up (loads the model once; trains the dense channel's quantiser at 100k)
+                warm = time.perf_counter() - t0
+                stages.get(name, []).clear()
                 ranked, lat = timed_searches(run, texts)
                 r1 = float(np.mean([r[:1] == [q["target"]] for r, q in zip(ranked, query_set)]))
                 r5 = float(np.mean([q["target"] in r[:5] for r, q in zip(ranked, query_set)]))
-                block[f"{set_name} | {name}"] = {"R@1": r1, "R@5": r5, **lat}
-                show(f"{set_name} | {name}", block[f"{set_name} | {name}"])
+                block[f"{set_name} | {name}"] = {"R@1": r1, "R@5": r5, **lat, "warm_up_s": warm,
+                                                 "stages_p50_p95_ms": stage_summary(stages.get(name, []))}
+                show(f"{set_name} | {name}", {k: v for k, v in block[f"{set_name} | {name}"].items()
+                                              if k != "stages_p50_p95_ms"})
+                if name.startswith("kgkit default") or name == "kgkit exact":
+                    show("    stages (wall p50, p95 ms)", block[f"{set_name} | {name}"]["stages_p50_p95_ms"])
+            if set_name != "lookups":
+                query_vectors = embedder(texts)
+                for candidates in sorted({200, index.config.dense_candidates}):
+                    agreement = dense_agreement(index, query_vectors, candidates=candidates)
+                    block[f"{set_name} | dense agreement, {candidates} candidates"] = agreement
+                    show(f"{set_name} | dense agreement", agreement)
         block["load_after"] = os.getloadavg()
         out[f"docstrings_{size}"] = block
     return out
 
 
-def compared(index, bm25: BM25Baseline, dense: DenseBaseline) -> dict:
-    """The systems run side by side: name -> query -> the first 5 ids."""
+def compared(index, bm25: BM25Baseline, dense: DenseBaseline, stages: dict | None = None) -> dict:
+    """The systems run side by side: name -> query -> the first 5 ids. `stages[name]` collects each kgkit
+    search's per-stage timings."""
+    default = configs()["default"]
     systems = {"bm25s BM25": lambda q: bm25.search(q, 5), "MiniLM dense": lambda q: dense.search(q, 5),
-               "kgkit keyword channel": lambda q: search_ids(index, q, configs()["default"], ("keyword",))}
-    for name, config in configs().items():
-        systems[f"kgkit {name}"] = lambda q, c=config: search_ids(index, q, c)
+               "kgkit keyword channel": lambda q: search_ids(index, q, *default, ("keyword",),
+                                                             sink=None if stages is None else stages.setdefault(
+                                                                 "kgkit keyword channel", []))}
+    for name, (config, encoder) in configs().items():
+        sink = None if stages is None else stages.setdefault(f"kgkit {name}", [])
+        systems[f"kgkit {name}"] = lambda q, c=config, e=encoder, s=sink: search_ids(index, q, c, e, sink=s)
     return systems
 
 
-def search_ids(index, query: str, config, channels=("keyword", "dense", "graph"), **options) -> list[str]:
+def search_ids(index, query: str, config, encoder: str = "auto", channels=("keyword", "dense", "graph"), *,
+               sink: list | None = None, **options) -> list[str]:
     index.config = replace(config, query_cache=0)  # every timed query embeds its text, as a new question does
-    return index.search(query, limit=options.pop("limit", 5), channels=channels, **options)["id"].tolist()
+    if index.embedder is not None and hasattr(index.embedder, "query_encoder"):
+        index.embedder.query_encoder = encoder
+    hits = index.search(query, limit=options.pop("limit", 5), channels=channels, **options)
+    if sink is not None:
+        sink.append(hits.attrs["timings_ms"])
+    return hits["id"].tolist()
+
+
+def stage_summary(timings: list[dict]) -> dict[str, list[float]]:
+    """Per stage: [p50, p95] wall ms over the timed queries it ran for, and how many those were."""
+    names = set().union(*(set(t) for t in timings)) if timings else set()
+    out = {}
+    for k in sorted(names):
+        values = [t[k] for t in timings if k in t]
+        out[k] = [*(round(float(np.percentile(values, p)), 3) for p in (50, 95)), len(values)]
+    return out
+
+
+def dense_agreement(index, vectors_of_queries: np.ndarray, *, candidates: int) -> dict[str, float]:
+    """The dense channel's approximate scan vs the exact product, same query vectors: share of queries whose top
+    5 are equal, and mean share of the exact top 100 found."""
+    from kgkit.stages.search.dense import DenseIndex
+
+    dense: DenseIndex = index.dense
+    alive = index.keyword.alive.view()
+    top5, top100 = [], []
+    for vector in vectors_of_queries:
+        exact = dense.search(vector, mask=alive, limit=100, approximate_from=None)[0]
+        approx = dense.search(vector, mask=alive, limit=100, approximate_from=0, candidates=candidates)[0]
+        top5.append(exact[:5].tolist() == approx[:5].tolist())
+        top100.append(len(set(exact.tolist()) & set(approx.tolist())) / max(len(exact), 1))
+    return {"top5_equal": float(np.mean(top5)), "top100_found": float(np.mean(top100)), "candidates": candidates}
+
+
+def query_cosines(embedder, queries: list[str]) -> dict[str, float]:
+    """Cosine of the default query encoder's vectors to the float32 (torch) ones, and its CPU time per query."""
+    embedder.query_encoder = "auto"  # the default's
+    exact = embedder(queries)
+    embedder.query(queries[0])  # loads the model
+    t0 = time.process_time()
+    fast = np.stack([embedder.query(q) for q in queries])
+    cpu = (time.process_time() - t0) / max(len(queries), 1) * 1000
+    cos = (fast * exact).sum(axis=1)
+    return {"encoder": embedder.query_precision, "cos_min": float(cos.min()), "cos_mean": float(cos.mean()),
+            "cpu_ms_mean": cpu}
 
 
 # ----------------------------------------------------------------- MuSiQue
@@ -252,10 +324,14 @@ def musique_library(*, embedder, cache) -> dict:
     dense = DenseBaseline(ids, vectors, embedder)
     out = {}
     for name, run in compared(index, bm25, dense).items():
+        run(questions[0]["question"])  # warm-up (loads the model once)
         ranked, lat = timed_searches(run, [q["question"] for q in questions])
         titles = [[title[x] for x in r] for r in ranked]
         out[name] = {**recall(titles, gold, 2), **recall(titles, gold, 5), **lat}
         show(f"musique library | {name}", out[name])
+    query_vectors = embedder([q["question"] for q in questions])
+    out["dense agreement, 200 candidates"] = dense_agreement(index, query_vectors, candidates=200)
+    show("musique library | dense agreement", out["dense agreement, 200 candidates"])
     return out
 
 
@@ -305,10 +381,14 @@ def musique_product(work: Path, *, embedder) -> dict:
               f"(load {done['load']:.1f})", flush=True)
     index = open_search_index(ws, embedder=query_embedder(ws))
     title_of = lambda item_title: titles.get(item_title, document_name(item_title))  # noqa: E731
-    runs = {**{name: (config, ("keyword", "dense", "graph")) for name, config in configs().items()},
-            "keyword channel": (configs()["default"], ("keyword",)), "dense channel": (configs()["default"], ("dense",))}
-    for name, (config, channels) in runs.items():
+    default = configs()["default"]
+    runs = {**{name: (*pair, ("keyword", "dense", "graph")) for name, pair in configs().items()},
+            "keyword channel": (*default, ("keyword",)), "dense channel": (*default, ("dense",))}
+    for name, (config, encoder, channels) in runs.items():
         index.config = replace(config, query_cache=0)
+        if index.embedder is not None and hasattr(index.embedder, "query_encoder"):
+            index.embedder.query_encoder = encoder
+        index.search(questions[0]["question"], kind="chunk", limit=5, channels=channels)  # warm-up
         ranked, walls, cpus, graph_ms, named = [], [], [], [], 0
         for q in questions:
             w0, c0 = time.perf_counter(), time.process_time()
@@ -363,14 +443,18 @@ def demo_known_items(work: Path) -> dict:
     resolved, missing = known.resolve(kgkit.read_graph(ws))
     out.update(queries=len(resolved), unresolved=missing)
     index = open_search_index(ws, embedder=query_embedder(ws))
-    for name, config in configs().items():
+    for name, (config, encoder) in configs().items():
         index.config = config
+        if index.embedder is not None and hasattr(index.embedder, "query_encoder"):
+            index.embedder.query_encoder = encoder
         ranks = known.reciprocal_ranks(lambda q: index.search(q, limit=20)["id"].tolist(), resolved)
         out[name] = {"MRR": float(np.mean(ranks)), "R@1": float(np.mean([r == 1 for r in ranks])),
                      "R@5": float(np.mean([r >= 0.2 for r in ranks]))}
         show(f"demo known items | {name}", out[name])
+    if index.embedder is not None and hasattr(index.embedder, "query_encoder"):
+        index.embedder.query_encoder = "auto"
     for label, channels in (("keyword channel", ("keyword",)), ("dense channel", ("dense",))):
-        index.config = replace(configs()["default"], names=False)
+        index.config = replace(configs()["default"][0], names=False)
         ranks = known.reciprocal_ranks(lambda q, c=channels: index.search(q, limit=20, channels=c)["id"].tolist(), resolved)
         out[label] = {"MRR": float(np.mean(ranks)), "R@1": float(np.mean([r == 1 for r in ranks])),
                       "R@5": float(np.mean([r >= 0.2 for r in ranks]))}
@@ -412,6 +496,15 @@ def main() -> None:
             report["musique_product"] = musique_product(work / "musique", embedder=embedder)
     else:
         print(f"skipped musique: {SHARED}/musique not found (the shared retrieval data sets are not on this machine)")
+    cosine_queries = []
+    if (SHARED / "musique").exists():
+        cosine_queries += [q["question"] for q in musique_data()[0]]
+    if (SHARED / "docstrings" / "queries.jsonl").exists():
+        cosine_queries += [json.loads(line)["query"]
+                           for line in (SHARED / "docstrings" / "queries.jsonl").read_text().splitlines()]
+    if cosine_queries:
+        report["query_vectors"] = query_cosines(embedder, cosine_queries)
+        show(f"query vectors ({len(cosine_queries)} questions)", report["query_vectors"])
     if (SHARED / "docstrings" / "corpus.jsonl").exists():
         report.update(docstrings([int(s) for s in args.sizes.split(",")], embedder=embedder, cache=cache))
     else:

@@ -12,6 +12,7 @@ import pytest
 
 from kgkit.stages.embed import MiniLMEmbedder
 from kgkit.stages.search.minilm import LeanMiniLM, minilm_available, search_embedder
+from kgkit.stages.search.onnx_minilm import onnx_available
 
 pytestmark = pytest.mark.skipif(not minilm_available(), reason="needs kgkit[ml] (torch and the packaged MiniLM)")
 
@@ -63,4 +64,40 @@ def test_a_query_the_words_answer_loads_no_torch(tmp_path):
     out = subprocess.run([sys.executable, "-c", SCRIPT, str(ws.root)], capture_output=True, text=True, check=True)
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["lookup"] and not report["torch_after_lookup"]
-    assert report["torch_after_question"] and "dense" in report["channels"]
+    assert "dense" in report["channels"]
+    # a question is embedded by onnxruntime when it is installed (kgkit[search]): no torch then either
+    assert report["torch_after_question"] == (not onnx_available())
+
+
+@pytest.mark.skipif(not onnx_available(), reason="needs kgkit[search] (onnxruntime, onnx)")
+def test_the_onnx_query_encoder_gives_the_float32_vectors_or_close_int8_ones():
+    exact = LeanMiniLM(query="torch")
+    want = exact(TEXTS)
+    assert np.abs(np.stack([exact.query(t) for t in TEXTS]) - want).max() < 1e-5  # torch: the documents' forward
+    same = LeanMiniLM(query="float32")
+    got = np.stack([same.query(t) for t in TEXTS])
+    assert got.dtype == np.float32 and np.abs(got - want).max() < 1e-5
+    fast = LeanMiniLM(query="int8")
+    assert fast.query_precision == "int8" and LeanMiniLM().query_precision == "int8"
+    got = np.stack([fast.query(t) for t in TEXTS])
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cosines = (got * want).sum(axis=1)
+    assert cosines.min() > 0.97, cosines  # bench/RESULTS.md: min 0.98, mean 0.993 over 300 questions
+    assert np.array_equal(fast.query(TEXTS[0]), got[0])  # deterministic
+    long = LeanMiniLM(query="float32", max_tokens=256)
+    assert np.abs(long.query(TEXTS[-2]) - LeanMiniLM(max_tokens=256, query="torch")([TEXTS[-2]])[0]).max() < 1e-5
+    with pytest.raises(ValueError, match="query encoder"):
+        LeanMiniLM(query="fp8")
+
+
+@pytest.mark.skipif(not onnx_available(), reason="needs kgkit[search] (onnxruntime, onnx)")
+def test_the_index_embeds_a_question_through_the_query_encoder():
+    from kgkit.stages.search import SearchConfig, SearchIndex, SearchItem
+
+    embedder = LeanMiniLM()
+    index = SearchIndex(embedder=embedder, config=SearchConfig(query_cache=0))
+    index.add([SearchItem(id="c1", kind="chunk", title="", body="Ada Lovelace wrote the first program."),
+               SearchItem(id="c2", kind="chunk", title="", body="The weather in Cairo is hot and dry.")])
+    hits = index.search("who programmed first", channels=("dense",))
+    assert hits["id"].tolist()[0] == "c1"
+    assert abs(hits["dense_score"].iloc[0] - float(embedder.query("who programmed first") @ index.dense.matrix[0])) < 1e-5

@@ -267,8 +267,9 @@ class KeywordIndex:
         if len(candidates) == 0:
             return empty
         final = scores[candidates]
-        if self.coord:
-            final = final * (matched[candidates] / len(ids)) ** self.coord
+        if self.coord:  # (matched / terms) ** coord, from a table of the len(ids) + 1 possible values
+            factor = (np.arange(len(ids) + 1) / len(ids)) ** self.coord
+            final = final * factor[matched[candidates]]
         if len(candidates) > limit:
             top = np.argpartition(-final, limit - 1)[:limit]
             candidates, final = candidates[top], final[top]
@@ -304,13 +305,13 @@ class KeywordIndex:
         n = min(self.rerank, len(rows))
         if n < len(rows):  # rows tied with the last one re-scored are re-scored too: row order never matters
             n += int(np.count_nonzero(scores[n:] == scores[n - 1]))
-        head, boosted = rows[:n], scores[:n].copy()
+        head = rows[:n]
         start, codes = self.pair_start.data, self.pairs.data
-        for i, row in enumerate(head):
-            mine = codes[start[row] : start[row + 1]]
-            found = np.searchsorted(mine, pairs)
-            hits = int(np.count_nonzero(mine[np.minimum(found, len(mine) - 1)] == pairs)) if len(mine) else 0
-            boosted[i] *= 1.0 + self.proximity * hits / len(pairs)
+        low, size = start[head], start[head + 1] - start[head]
+        # every head row's pair codes side by side (a row's codes are distinct), and how many of them the query has
+        at = np.repeat(low - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+        hits = np.bincount(np.repeat(np.arange(n), size), weights=np.isin(codes[at], pairs), minlength=n)
+        boosted = scores[:n] * (1.0 + self.proximity * hits / len(pairs)).astype(np.float32)
         order = np.lexsort((head, -boosted))
         return np.concatenate([head[order], rows[n:]]), np.concatenate([boosted[order], scores[n:]])
 

@@ -91,6 +91,10 @@ class SearchConfig:
     `query_cache`: how many query vectors (by query text) the index keeps, most recently used first, so the
     next page of a question or a repeated question skips the query embedding (~12 ms with MiniLM); 0: none.
 
+    `dense_approximate`: from this many rows the dense channel scans a product-quantised copy of the vectors
+    (faiss, when installed) and re-scores its `dense_candidates` best rows exactly, instead of the exact product
+    (kgkit.stages.search.dense); None: always exact.
+
     `names`: items named by the query (an exact name, or a name holding the query as a phrase) rank first
     (kgkit.stages.search.names); False ranks by the fused score alone."""
 
@@ -100,6 +104,8 @@ class SearchConfig:
     depth: int = 100
     lookup_dense: float = 0.0
     query_cache: int = 256
+    dense_approximate: int | None = 20_000
+    dense_candidates: int = 1_000
     names: bool = True
     coverage_power: float = 4.0
     graph_restart: float = 0.3
@@ -241,15 +247,19 @@ class SearchIndex:
         return len(self.row_of)
 
     def _query_vector(self, text: str) -> np.ndarray:
-        """The embedder's vector for a query text, from the LRU of recent queries when it is there."""
-        size, key = self.config.query_cache, (self.embedder.id, text)  # type: ignore[union-attr]
+        """The embedder's vector for a query text, from the LRU of recent queries when it is there. An embedder
+        with a `query(text)` method (LeanMiniLM: onnxruntime int8) embeds the query through it."""
+        query = getattr(self.embedder, "query", None)  # an embedder's own path for one query (LeanMiniLM.query)
+        mode = getattr(self.embedder, "query_encoder", "")
+        size, key = self.config.query_cache, (self.embedder.id, mode, text)  # type: ignore[union-attr]
         if size > 0:
             with self._query_lock:
                 vector = self._query_vectors.get(key)
                 if vector is not None:
                     self._query_vectors.move_to_end(key)
                     return vector
-        vector = self.embedder([text])[0]  # type: ignore[misc]
+        vector = np.asarray(query(text) if callable(query) else self.embedder([text])[0],  # type: ignore[misc]
+                            dtype=np.float32)
         vector.setflags(write=False)
         if size > 0:
             with self._query_lock:
@@ -483,7 +493,8 @@ class SearchIndex:
             vector = self._query_vector(query[:2000])
             t = lap("embed", t)
             dmask = self.keyword.alive.view() if allowed is None else allowed
-            ranked["dense"] = self.dense.search(vector, mask=dmask, limit=depth)
+            ranked["dense"] = self.dense.search(vector, mask=dmask, limit=depth, approximate_from=config.dense_approximate,
+                                                candidates=config.dense_candidates)
             t = lap("dense", t)
         text = {c: v for c, v in ranked.items() if weights.get(c, 1.0)}
         if config.fusion == "convex":
