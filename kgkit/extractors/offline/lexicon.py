@@ -125,9 +125,10 @@ DEMONYMS = frozenset(w for stem in _NATIONALITIES.split()
 
 # a name's first word -> the label it implies ("Lake Tana", "Battle of Midway", "University of Toronto")
 PREFIXES = {w: label for label, words in {
-    "LOC": "lake mount mt. cape isle river gulf bay north south east west northern southern eastern western upper lower",
+    "LOC": """lake mount mt. cape isle river gulf bay north south east west northern southern eastern western upper
+        lower monte mont piton lac loch sierra""",
     "GPE": "fort port",
-    "FAC": "via rue",
+    "FAC": "via rue piazza plaza avenue avenida boulevard calle",
     "ORG": "university bank house church",
     "EVENT": "battle siege",
     "LAW": "treaty",

@@ -276,6 +276,10 @@ def _heading_sentences(doc: Doc) -> set[int]:
     return out
 
 
+_SENTENCE_ADVERBS = frozenset(["however", "moreover", "therefore", "meanwhile", "nevertheless", "furthermore",
+                               "thus", "hence", "consequently", "accordingly", "nonetheless", "instead", "indeed"])
+
+
 def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[int, int]]:
     """A token range cut at a sentence break, at brackets and quotes (the part before them), and split at commas
     (unless what follows is a suffix: "Inc.", "Jr.", "D.C.") and, unless it is a quoted title, at a slash standing
@@ -289,6 +293,10 @@ def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[
     for t in doc[first + 1 : last - 1]:  # "World War I. Angell was ...": a sentence the parser did not see end
         if _ROMAN.fullmatch(t.text) and t.text.endswith(".") and doc[t.i + 1].is_title:
             last = t.i + 1
+            break
+    for t in doc[first + 1 : last]:  # "A, C, and E. However, Admiral Halsey": an adverb opening a sentence
+        if t.lower_ in _SENTENCE_ADVERBS and doc[t.i - 1].text.endswith("."):
+            last = t.i
             break
     parts, start = [], first
     for t in doc[first:last]:
@@ -339,6 +347,8 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         return None
     if all(t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct for t in tokens):
         return None  # "President", "Head Writer"
+    if sum(c.isalpha() for t in tokens for c in t.text) == 1:
+        return None  # a letter ("E.", "islands A, C, and E."): no name
     if all(t.lower_ in GENERIC or t.lemma_.lower() in GENERIC or t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct
            or t.tag_ == "POS" or (t.lower_.endswith("s") and t.lower_[:-1] in GENERIC) for t in tokens):
         return None  # "Government", "Federal Government", "Budget the Bank", "Republics"

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
 from kgkit.extractors.offline.gazetteer import Places
-from kgkit.extractors.offline.given_names import GIVEN_NAMES
+from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.extractors.offline.lexicon import (
     BY_PERSON,
     CLASSIFIERS,
@@ -73,7 +73,7 @@ def head_label(tokens: list[Token]) -> str | None:
     """The label a name's head word implies: the word before "of", "for" or "on" ("University of Toronto" -> ORG,
     "Battle of Midway" -> EVENT, "Institute for Advanced Study" -> ORG) unless the last word names a body, event or law
     itself ("Gulf of Mexico Alliance"), else the last word ("Salt Lake County" -> GPE), else its first word
-    ("Lake Tana", "East Indies").
+    ("Lake Tana", "East Indies", "Piazza XX Settembre"); one word ending in "-shire" is a county.
 
     >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
     >>> nlp = load_model(DEFAULT_MODEL)
@@ -89,6 +89,8 @@ def head_label(tokens: list[Token]) -> str | None:
         return last
     if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
         return label
+    if len(tokens) == 1 and tokens[0].lower_.endswith("shire") and len(tokens[0]) > 6:
+        return "GPE"  # "Yorkshire", "Lincolnshire": an English county, never a person
     return None
 
 
