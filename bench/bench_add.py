@@ -15,6 +15,10 @@ Then times, wall clock and CPU (this process's, or the child's for a CLI process
   graph.json, communities.json and extractions.jsonl are byte-identical to the incremental result;
 - `kgkit add --remove 1938` (a retraction, CLI), checked: relations expired, still there before its time.
 
+Also counted: the community layouts each add computed (new `force_layout` entries in the workspace's cache: the
+view lays out again only communities whose subgraph changed) and whether the CLI add read the gazetteer from the
+cache; graph.html is checked byte-identical to the full run's and to one drawn without any layout cache.
+
 `--check-spacy` also parses every chunk of the demo corpus (268) in two processes, one importing spaCy as a
 library does (thinc with torch) and one as the CLI does (KGKIT_SPACY_WITHOUT_TORCH=1), and compares spaCy's
 annotations (tokens, tags, POS, lemmas, morphology, dependencies, heads, entities, sentence starts) and the
@@ -56,6 +60,13 @@ def _cli(*args: str) -> tuple[float, float]:
     cpu, t = _children_cpu(), time.perf_counter()
     subprocess.run([*KGKIT, *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t, _children_cpu() - cpu
+
+
+def _entries(ws: Path, stage: str) -> int:
+    """How many entries of `stage` the workspace's cache holds."""
+    from kgkit.io.cache import Cache
+
+    return sum(1 for name, _, _ in Cache(ws / "cache").entries() if name == stage)
 
 
 def _uptime() -> str:
@@ -135,17 +146,29 @@ def main() -> None:
     extractor.extract(["Warm the model up."], domain=kgkit.load_domain("general"))  # spaCy loaded, not timed
     uptime_before = _uptime()
     in_process = {}
+    layouts = {"after_setup": _entries(ws, "force_layout")}
     for name in (FIRST, SECOND):
+        before_layouts = _entries(ws, "force_layout")
         cpu, t = time.process_time(), time.perf_counter()
         added = kgkit.add(ws, [outside / name], extractor=extractor)
         in_process[name] = {"wall_s": round(time.perf_counter() - t, 3), "cpu_s": round(time.process_time() - cpu, 3),
                             "extractor_calls": added.extractor_calls,
                             "timings": {k: round(v, 3) for k, v in added.timings.items()}}
+        layouts[name] = {"communities": int(added.graph.entities["community"].nunique()),
+                         "layouts_computed": _entries(ws, "force_layout") - before_layouts}
+    before_layouts, gazetteer_stored = _entries(ws, "force_layout"), _entries(ws, "gazetteer")
     cli, cli_cpu = _cli("add", str(outside / BY_CLI), "-w", str(ws))
     cli_summary = json.loads((ws / "run.json").read_text())
+    layouts[BY_CLI] = {"layouts_computed": _entries(ws, "force_layout") - before_layouts}
     shutil.copytree(ws / "cache", full / "cache")
     peer, peer_cpu = _cli("run", str(corpus), "-o", str(full))
-    same = {name: (ws / name).read_bytes() == (full / name).read_bytes() for name in ARTEFACTS}
+    same = {name: (ws / name).read_bytes() == (full / name).read_bytes() for name in (*ARTEFACTS, "graph.html")}
+    from kgkit.core.constants import VIEW_NODES
+    from kgkit.views.graph import graph_html
+
+    config = json.loads((ws / "manifest.json").read_text())["config"]
+    drawn = graph_html(kgkit.read_graph(ws), max_nodes=config.get("view_nodes", VIEW_NODES))  # no layout cache
+    same["graph.html_without_layout_cache"] = (ws / "graph.html").read_bytes() == drawn.encode()
     before = kgkit.read_graph(ws)
     remove, remove_cpu = _cli("add", "-w", str(ws), "--remove", BY_CLI)
     after = kgkit.read_graph(ws)
@@ -167,6 +190,8 @@ def main() -> None:
         "add_in_process_first": in_process[FIRST], "add_in_process_second": in_process[SECOND],
         "add_cli_s": round(cli, 3), "add_cli_cpu_s": round(cli_cpu, 3),
         "add_cli_extractor_calls": cli_summary["extractor_calls"], "add_cli_timings": cli_summary["timings"],
+        "layouts": layouts, "gazetteer_entries_before_cli_add": gazetteer_stored,
+        "gazetteer_entries_after_cli_add": _entries(ws, "gazetteer"),
         "peer_full_warm_run_s": round(peer, 3), "peer_full_warm_run_cpu_s": round(peer_cpu, 3),
         "ratio_cli_add_to_full_warm_run": round(cli / peer, 2),
         "byte_identical_to_full_run": same, "remove_cli_s": round(remove, 3), "remove_cli_cpu_s": round(remove_cpu, 3),

@@ -79,6 +79,10 @@ def extract_documents(
         if progress:
             progress("extract", done, len(chunks))
 
+    if type(extractor).__module__.startswith("kgkit.extractors.offline."):  # its gazetteer: built once, kept here
+        from kgkit.extractors.offline.gazetteer import use_places_cache
+
+        use_places_cache(cache)
     prepare = getattr(extractor, "prepare_inputs", None)  # LLM extractors: shared document context, cost labels
     inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
     texts = cache.map(extract_texts, inputs, batch_size=batch_size, executor=executor,

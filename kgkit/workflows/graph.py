@@ -61,9 +61,12 @@ def write_graph_outputs(gen: Generation, graph: Graph, comms: Communities, *, wr
     gen.write_json(COMMUNITIES, comms.to_json_dict())
     outputs = {"graph": str(root / GRAPH), "communities": str(root / COMMUNITIES)}
     if write_view:
+        from kgkit.io.cache import Cache
+        from kgkit.views.explorer.layout import layouts_cached
         from kgkit.views.graph import graph_html
 
-        gen.write_text(VIEW, graph_html(graph, max_nodes=view_nodes))
+        with layouts_cached(Cache(gen.workspace.cache_dir)):  # a community's layout is computed once
+            gen.write_text(VIEW, graph_html(graph, max_nodes=view_nodes))
         outputs["view"] = str(root / VIEW)
     elif gen.workspace.exists(VIEW):
         gen.remove(VIEW)  # a view of an older graph would mislead

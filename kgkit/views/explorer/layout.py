@@ -5,6 +5,12 @@ to a disc whose area grows with its size; the discs are placed by a force layout
 (communities sharing many relations end up near each other) and pushed apart until none overlap. Same graph
 and seed -> same coordinates.
 
+Laying out the communities is most of the view's cost; a caller that keeps a cache (`layouts_cached`: a
+`kgkit.core.protocols.StageCache`, such as the workspace's `kgkit.io.cache.Cache`; the workflows that write
+graph.html give theirs) stores each community's layout keyed by its subgraph (size and edges in order), its seed
+and LAYOUT_VERSION, so an add that changes one community lays out only that one again. The positions are the
+same to the bit, cached or not.
+
 >>> pos = community_layout(["a", "b", "c", "d"], [("a", "b"), ("c", "d")], {"a": "1", "b": "1", "c": "2", "d": "2"})
 >>> sorted(pos) == ["a", "b", "c", "d"], pos == community_layout(["a", "b", "c", "d"], [("a", "b"), ("c", "d")],
 ...     {"a": "1", "b": "1", "c": "2", "d": "2"})
@@ -14,11 +20,19 @@ and seed -> same coordinates.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
-__all__ = ["community_layout", "force_layout"]
+from kgkit.core.protocols import StageCache
+from kgkit.core.stage import stage
+
+__all__ = ["LAYOUT_VERSION", "community_layout", "force_layout", "layouts_cached", "stored_force_layout"]
+
+LAYOUT_VERSION = "1"  # bump when force_layout's output for the same input changes: cached layouts are then unused
+_CACHE: ContextVar[StageCache | None] = ContextVar("kgkit_layout_cache", default=None)
 
 SPACING = 80.0  # layout units (CSS pixels at zoom 1) per node: a disc of n nodes has radius SPACING * sqrt(n) / 2
 _DENSE_LIMIT = 800  # above this, repulsion is computed against a seeded sample of this many nodes
@@ -62,6 +76,49 @@ def force_layout(n: int, edges: np.ndarray, *, seed: int = 0, iterations: int = 
         pos += disp * (np.minimum(length, temperature) / length)[:, None]
         temperature = 0.2 * (1 - (step + 1) / iterations) + 0.005
     return _even_disc(pos - pos.mean(0))
+
+
+@stage(name="force_layout", version=LAYOUT_VERSION)
+def stored_force_layout(n: int, edges: np.ndarray, seed: int, iterations: int) -> np.ndarray:
+    """`force_layout(n, edges, seed=seed, iterations=iterations)` as a stage, for a cache to keep.
+
+    >>> bool((stored_force_layout(3, np.array([[0, 1]]), 1, 60) == force_layout(3, np.array([[0, 1]]), seed=1)).all())
+    True
+    """
+    return force_layout(n, edges, seed=seed, iterations=iterations)
+
+
+@contextmanager
+def layouts_cached(cache: StageCache | None) -> Iterator[None]:
+    """Inside the block, `community_layout` (in this thread or task) keeps its force layouts in `cache`.
+
+    >>> import tempfile
+    >>> from kgkit.io.cache import Cache
+    >>> cache = Cache(tempfile.mkdtemp())
+    >>> ids, edges, comms = ["a", "b", "c"], [("a", "b"), ("b", "c")], {"a": "1", "b": "1", "c": "1"}
+    >>> with layouts_cached(cache):
+    ...     first, again = community_layout(ids, edges, comms), community_layout(ids, edges, comms)
+    >>> first == again == community_layout(ids, edges, comms), cache.stats.hits["force_layout"]
+    (True, 1)
+    """
+    token = _CACHE.set(cache)
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
+def _laid_out(n: int, edges: np.ndarray, seed: int, iterations: int) -> np.ndarray:
+    """force_layout's positions, through the cache `layouts_cached` set when there is one (and n > 1: one node
+    needs no work). A stored array of the wrong shape or with a non-finite number is not trusted: recomputed."""
+    cache = _CACHE.get()
+    if cache is None or n < 2:
+        return force_layout(n, edges, seed=seed, iterations=iterations)
+    edges = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
+    pos = cache.run(stored_force_layout, n, edges, seed, iterations)
+    if not (isinstance(pos, np.ndarray) and pos.shape == (n, 2) and pos.dtype == np.float64 and np.isfinite(pos).all()):
+        return force_layout(n, edges, seed=seed, iterations=iterations)
+    return pos
 
 
 def _even_disc(pos: np.ndarray) -> np.ndarray:
@@ -143,11 +200,11 @@ def community_layout(
         members = groups[g]
         local = {m: j for j, m in enumerate(members)}
         e = np.array([(local[a], local[b]) for a, b in by_group[gi]], dtype=np.int64).reshape(-1, 2)
-        out[members] = force_layout(len(members), e, seed=seed + gi) * radii[gi]
+        out[members] = _laid_out(len(members), e, seed + gi, 60) * radii[gi]
     # community placement: a force layout of the community graph, scaled so discs are about their size apart
     weights = Counter((min(int(of[a]), int(of[b])), max(int(of[a]), int(of[b]))) for a, b in pairs[~inside])
     cedges = np.array(sorted(weights), dtype=np.int64).reshape(-1, 2)
-    centres = force_layout(len(names), cedges, seed=seed, iterations=80)
+    centres = _laid_out(len(names), cedges, seed, 80)
     spread = np.sqrt((radii**2).sum()) * 1.3
     centres = _separate(centres * spread, radii)
     out += centres[of]
