@@ -18,7 +18,7 @@ import typer
 from kgkit.core import constants
 
 __all__ = ["CONCURRENCY", "JSON", "LOCK_TIMEOUT", "WORKSPACE", "duration", "fail", "learned_at", "llm_options",
-           "open_workspace", "size", "workspace_errors"]
+           "open_cache", "open_workspace", "size", "workspace_errors"]
 
 WORKSPACE = typer.Option(..., "-w", "--workspace", help="Workspace folder (graph.json, run.json, index, cache ...).")
 OUTPUT = typer.Option(..., "-o", "--output", help="Workspace folder to write (graph.json, graph.html, run.json, cache).")
@@ -32,7 +32,8 @@ VIEW_NODES = typer.Option(constants.VIEW_NODES, help="Most-connected entities sh
 NO_VIEW = typer.Option(False, "--no-view", help="Do not write graph.html.")
 LEARNED_AT = typer.Option(None, "--learned-at", help="Graph time the facts were learned (ISO 8601, or 'now'): the relations' created_at. Empty by default, so re-runs give byte-identical graphs.")
 SEED = typer.Option(0, help="Seed for community detection.")
-EXECUTOR = typer.Option("serial", "--executor", help="Where extraction runs: serial, threads:N, local:N (a Dask LocalCluster with N worker processes) or dask (a running Dask scheduler, see --scheduler).")
+EXECUTOR = typer.Option("serial", "--executor", help="Where the map runs (extraction for run, embedding for index): serial, threads:N, local:N (a Dask LocalCluster with N worker processes) or dask (a running Dask scheduler, see --scheduler).")
+CACHE = typer.Option(None, "--cache", help="Cache folder or fsspec URL (file:///shared/cache, s3://bucket/cache when s3fs is installed; default: WORKSPACE/cache).")
 SCHEDULER = typer.Option(None, "--scheduler", help="Dask scheduler address for --executor dask (e.g. tcp://10.0.0.5:8786); workers need the same kgkit installed.")
 
 # the LLM options (kgkit.llm.options.LLMOptions), shared by run, extract, discover and narrate
@@ -131,6 +132,17 @@ def open_workspace(path: Path, *, create: bool = False) -> Any:
     return ws
 
 
+def open_cache(location: str | None, ws: Any) -> Any:
+    """The Cache for --cache (a folder or an fsspec URL), else the workspace's; exit 2 when the URL cannot be
+    opened (an unknown protocol, or its package missing)."""
+    from kgkit.io.cache import Cache, CacheLocationError
+
+    try:
+        return Cache(location if location is not None else ws.cache_dir)
+    except CacheLocationError as exc:
+        fail(f"error: {exc}")
+
+
 def workspace_and_graph(path: Path) -> tuple[Any, Path | None]:
     """A workspace folder, or a graph file: (Workspace or None, the graph file when it is a plain file)."""
     if path.is_dir():
@@ -156,17 +168,20 @@ def read_graph_arg(path: Path) -> Any:
 
 @contextmanager
 def workspace_errors() -> Iterator[None]:
-    """Turn the errors a workflow raises for bad input or a busy workspace into a message and exit code 2."""
+    """Turn the errors a workflow raises for bad input or a busy workspace into a message and exit code 2 (a
+    Dask scheduler that cannot be reached, a cache URL that cannot be opened: configuration errors too)."""
     from kgkit.core.domain import DomainError
+    from kgkit.io.cache import CacheLocationError
     from kgkit.io.workspace import WorkspaceError
     from kgkit.llm.errors import PreflightError
     from kgkit.llm.options import LLMOptionError
+    from kgkit.workflows.executors import ExecutorSpecError
 
     try:
         yield
     except WorkspaceError as exc:
         fail(f"error: {exc}")
-    except (DomainError, LLMOptionError, PreflightError) as exc:  # PreflightError: the model failed its check
+    except (DomainError, LLMOptionError, PreflightError, ExecutorSpecError, CacheLocationError) as exc:  # PreflightError: the model failed its check
         fail(f"error: {exc}")
     except FileNotFoundError as exc:
         fail(f"error: {exc}")

@@ -10,8 +10,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +28,7 @@ def run(
     docs: Path = typer.Argument(..., help="Folder (or file) of documents: txt, md, html, pdf, docx."),
     output: Path = o.OUTPUT,
     domain: str = o.DOMAIN,
-    cache: Path | None = typer.Option(None, help="Cache folder (default: WORKSPACE/cache)."),
+    cache: str | None = o.CACHE,
     max_size: str = o.MAX_SIZE,
     chunk_chars: int = o.CHUNK_CHARS,
     overlap_chars: int = o.OVERLAP_CHARS,
@@ -68,7 +66,6 @@ def run(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from kgkit.io.cache import Cache
     from kgkit.llm.options import extraction_batch_size
     from kgkit.workflows.executors import ExecutorSpecError, executor_name
     from kgkit.workflows.run import run as run_workflow
@@ -82,15 +79,15 @@ def run(
         o.fail(str(exc))
     started = time.perf_counter()
     ws = o.open_workspace(output, create=True)
-    run_cache = Cache(cache if cache is not None else ws.cache_dir)
+    run_cache = o.open_cache(cache, ws)
     with o.workspace_errors():
         llm = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
                             api_base=api_base, concurrency=concurrency, rpm=rpm, tpm=tpm,
                             document_context=not no_context, timeout=timeout)
         extractor = _extractor(llm, run_cache)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=Console(stderr=True), transient=True, disable=as_json) as bar, _executor_errors():
-            task = bar.add_task("extracting chunks", total=None)
+                      console=Console(stderr=True), transient=True, disable=as_json) as bar:
+            task = bar.add_task("extracting chunks" + ("" if executor == "serial" else f" ({executor})"), total=None)
             result = run_workflow(
                 ws, docs, domain=domain, cache=run_cache, extractor=extractor, batch_size=extraction_batch_size(llm),
                 max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
@@ -105,17 +102,6 @@ def run(
         _print_summary(summary)
     if result.outcome != "complete":
         raise typer.Exit(1)
-
-
-@contextmanager
-def _executor_errors() -> Iterator[None]:
-    """A Dask scheduler that cannot be reached: a configuration error (exit code 2), not a traceback."""
-    from kgkit.workflows.executors import ExecutorSpecError
-
-    try:
-        yield
-    except ExecutorSpecError as exc:
-        o.fail(f"error: {exc}")
 
 
 def _extractor(llm: Any, cache: Any) -> Any:

@@ -34,22 +34,35 @@ def index_command(
     workspace: Path = o.WORKSPACE,
     embedder: str = typer.Option("minilm", help="Dense channel embedder: minilm, hashing or none."),
     lock_timeout: float = o.LOCK_TIMEOUT,
+    executor: str = o.EXECUTOR,
+    scheduler: str | None = o.SCHEDULER,
+    cache: str | None = o.CACHE,
 ) -> None:
     """Add or update the workspace's search index: entities and relations of its graph, chunks of its corpus
     (cut with the sizes the run used). Unchanged items are skipped, changed ones replaced, items no longer
-    there removed; prints counts as JSON."""
+    there removed; prints counts as JSON. With --executor local:N or dask, the embedding batches run on Dask
+    workers (the progress bar counts them as they finish); the index is the serial one."""
+    from kgkit.workflows.executors import ExecutorSpecError, executor_name
     from kgkit.workflows.index import index_report
 
     if docs is not None and not docs.exists():
         o.fail(f"no such file or folder: {docs}")
+    try:  # a wrong --executor / --scheduler is a usage error (exit 2) before anything runs
+        executor = executor_name(executor, scheduler)
+    except ExecutorSpecError as exc:
+        o.fail(str(exc))
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     ws = o.open_workspace(workspace, create=True)
-    with o.workspace_errors(), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                        TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("embedding items", total=None)
+    index_cache = o.open_cache(cache, ws)
+    where = "" if executor == "serial" else f" ({executor})"
+    with o.workspace_errors(), Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"embedding items{where}", total=None)
         report = index_report(ws, docs, embedder=_embedder(embedder), embedder_name=embedder, lock_timeout=lock_timeout,
+                              executor=executor, cache=index_cache,
                               progress=lambda stage, done, total: bar.update(task, completed=done, total=total))
     typer.echo(json.dumps(report.to_json_dict(), sort_keys=True))
     if report.documents_unreadable:  # exit code 1: indexed, but some documents could not be read

@@ -6,6 +6,12 @@ or .npy (arrays, loaded with allow_pickle=False) — never pickle. Every write i
 not fsync'ed: an entry emptied by a power cut reads as a miss and is recomputed),
 so two processes sharing one cache at worst compute the same entry twice; a reader never sees half a file.
 
+The root is a folder, or an fsspec URL (`file:///mnt/shared/cache`, `s3://bucket/kgkit-cache`,
+`dir::file:///...`; any protocol whose package is installed), so one cache can serve every machine of a
+cluster. On a file system (local, `dir::`, sftp ...) an entry is written under a temporary name and renamed
+into place; on an object store (s3, gcs, azure, memory) the put itself is atomic. A URL whose protocol's
+package is missing raises CacheLocationError saying which package to install.
+
 Caching happens at the call site, the same way in a script, the CLI and a notebook cell:
 
 >>> import tempfile
@@ -25,7 +31,9 @@ Caching happens at the call site, the same way in a script, the CLI and a notebo
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import io
 import json
 import os
 import tarfile
@@ -43,10 +51,13 @@ from kgkit.core.executor import Executor, SerialExecutor
 from kgkit.core.fingerprint import fingerprint
 from kgkit.core.records import Record
 from kgkit.core.stage import stage_identity
-from kgkit.io import atomic_file, atomic_write_bytes, dumps_json
+from kgkit.io import atomic_file, dumps_json
+from kgkit.io.cache_files import LAYOUT, CacheLocationError, FsspecFiles, LocalFiles, is_url, open_files
+
+__all__ = ["LAYOUT", "Cache", "CacheCounts", "CacheInfo", "CacheLocationError", "CacheStats", "StageCounts",
+           "StageUsage", "is_url"]
 
 T = TypeVar("T")
-LAYOUT = "v1"
 
 
 class StageCounts(Record):
@@ -185,14 +196,63 @@ def _failed(value: Any) -> bool:
     return getattr(value, "error", None) is not None
 
 
-class Cache:
-    """A content-addressed store of stage results under `root`. Safe to share between processes."""
+class _Batch:
+    """One batch of a `Cache.map`: fn(items, **kwargs), checked to give one result per item. A plain object
+    (fn by reference, kwargs by value), so an executor ships it to its workers once, not once per batch."""
 
-    def __init__(self, root: str | os.PathLike[str], *, enabled: bool = True) -> None:
-        self.root = Path(root)
+    def __init__(self, fn: Callable[..., list[Any]], kwargs: dict[str, Any]) -> None:
+        self.fn, self.kwargs = fn, kwargs
+
+    def __call__(self, items: list[Any]) -> list[Any]:
+        values = self.fn(items, **self.kwargs)
+        if len(values) != len(items):
+            raise ValueError(f"{stage_identity(self.fn)[0]} returned {len(values)} results for {len(items)} items")
+        return values
+
+
+def _as_completed(executor: Executor, fn: Callable[[Any], Any], items: list[Any]) -> Iterable[tuple[int, Any]]:
+    """(position, fn(item)) as each is done: the executor's `map_unordered` when it has one (a Dask cluster
+    reports each batch as it finishes), else its ordered `map`."""
+    unordered = getattr(executor, "map_unordered", None)
+    if unordered is not None:
+        return unordered(fn, items)
+    return enumerate(executor.map(fn, items))
+
+
+class Cache:
+    """A content-addressed store of stage results under `root` (a folder or an fsspec URL). Safe to share
+    between processes and machines.
+
+    `executor`: where `map` computes its misses when the call names none (`using(executor)` gives a view of
+    this cache with one, sharing its store and counters)."""
+
+    def __init__(self, root: str | os.PathLike[str], *, enabled: bool = True, executor: Executor | None = None) -> None:
+        self.root: Path | str = str(root) if is_url(root) else Path(root)
+        self._files: LocalFiles | FsspecFiles = open_files(root)
         self.enabled = enabled
+        self.executor = executor
         self.stats = CacheStats()
         self._codecs: dict[Any, _Codec] = {}
+
+    def using(self, executor: Executor | None) -> Cache:
+        """This cache with `executor` computing its maps' misses: the same store and the same `stats`.
+
+        >>> import tempfile
+        >>> from kgkit.core.executor import ThreadExecutor
+        >>> cache = Cache(tempfile.mkdtemp())
+        >>> view = cache.using(ThreadExecutor(max_workers=2))
+        >>> view.stats is cache.stats, view.root == cache.root, cache.executor is None
+        (True, True, True)
+        """
+        view = copy.copy(self)
+        view.executor = executor
+        return view
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["executor"] = None  # a cluster's client stays with the caller
+        state["_codecs"] = {}
+        return state
 
     # ----------------------------------------------------------------- keys and paths
 
@@ -202,8 +262,9 @@ class Cache:
         parts = [name, version, fingerprint(list(args)), fingerprint(kwargs)]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
-    def _path(self, stage_name: str, key: str, suffix: str = ".json") -> Path:
-        return self.root / LAYOUT / stage_name / key[:2] / f"{key}{suffix}"
+    @staticmethod
+    def _rel(stage_name: str, key: str, suffix: str = ".json") -> str:
+        return f"{LAYOUT}/{stage_name}/{key[:2]}/{key}{suffix}"
 
     def _codec(self, annotation: Any) -> _Codec:
         codec = self._codecs.get(annotation)
@@ -216,39 +277,34 @@ class Cache:
     def _get(self, stage_name: str, key: str, codec: _Codec) -> tuple[bool, Any]:
         if not self.enabled:
             return False, None
-        path = self._path(stage_name, key, ".npy" if codec.kind == "ndarray" else ".json")
+        rel = self._rel(stage_name, key, ".npy" if codec.kind == "ndarray" else ".json")
         try:
+            data = self._files.read(rel)
             if codec.kind == "ndarray":
                 import numpy as np
 
-                value = np.load(path, allow_pickle=False)
+                value = np.load(io.BytesIO(data), allow_pickle=False)
             else:
-                with open(path, encoding="utf-8") as fh:
-                    value = codec.decode(json.load(fh)["value"])
+                value = codec.decode(json.loads(data)["value"])
         except FileNotFoundError:
             return False, None
         except (OSError, ValueError, KeyError, TypeError, EOFError):  # damaged entry: a miss, rewritten
             return False, None
-        try:
-            os.utime(path)  # recency for `prune --max-size`
-        except OSError:
-            pass
+        self._files.touch(rel)
         return True, value
 
     def _put(self, stage_name: str, version: str, key: str, codec: _Codec, value: Any) -> None:
         if not self.enabled or _failed(value):
             return
         if codec.kind == "ndarray":
-            import io as _io
-
             import numpy as np
 
-            buf = _io.BytesIO()
+            buf = io.BytesIO()
             np.save(buf, np.asarray(value), allow_pickle=False)
-            atomic_write_bytes(self._path(stage_name, key, ".npy"), buf.getvalue(), durable=False)
+            self._files.write(self._rel(stage_name, key, ".npy"), buf.getvalue())
         else:
             entry = {"stage": stage_name, "version": version, "key": key, "created": time.time(), "value": codec.encode(value)}
-            atomic_write_bytes(self._path(stage_name, key), dumps_json(entry).encode("utf-8"), durable=False)
+            self._files.write(self._rel(stage_name, key), dumps_json(entry).encode("utf-8"))
         self.stats.writes[stage_name] += 1
 
     # ----------------------------------------------------------------- plain values (no stage function)
@@ -298,8 +354,10 @@ class Cache:
 
         `fn` takes a list of items and returns one result per item (a batch-capable stage). Each item has its
         own key, as if fn had been called on it alone, so adding one document re-runs only its items. Misses
-        are computed through `executor` (serial by default), and each batch is stored as soon as it is done,
-        so an interrupted run keeps everything already computed. `on_batch(n)` reports progress.
+        are computed through `executor` (this cache's own, else serial), and each batch is stored as soon as it
+        is done, so an interrupted run keeps everything already computed. `on_batch(n)` reports progress: once
+        per batch, as it finishes (in the order a cluster finishes them, when the executor has `map_unordered`).
+        Only the batch's items and `fn` with `kwargs` go to the executor; the cache is read and written here.
         """
         name, version = stage_identity(fn)
         codec = self._codec(_item_type(fn))
@@ -322,14 +380,10 @@ class Cache:
                     todo[key] = [i]
         pending = list(todo)
         batches = [pending[i : i + batch_size] for i in range(0, len(pending), batch_size)]
-
-        def compute(batch: list[str]) -> tuple[list[str], list[Any]]:
-            values = fn([items[todo[k][0]] for k in batch], **kwargs)
-            if len(values) != len(batch):
-                raise ValueError(f"{name} returned {len(values)} results for {len(batch)} items")
-            return batch, values
-
-        for batch, values in (executor or SerialExecutor()).map(compute, batches):
+        inputs = [[items[todo[k][0]] for k in batch] for batch in batches]
+        mapper = executor or self.executor or SerialExecutor()
+        for position, values in _as_completed(mapper, _Batch(fn, kwargs), inputs):
+            batch = batches[position]
             self.stats.computed[name] += len(batch)
             for key, value in zip(batch, values):
                 self._put(name, version, key, codec, value)
@@ -341,18 +395,10 @@ class Cache:
 
     # ----------------------------------------------------------------- inspection and upkeep
 
-    def entries(self) -> Iterable[tuple[str, Path, os.stat_result]]:
-        """(stage name, path, stat) for every stored entry."""
-        base = self.root / LAYOUT
-        if not base.is_dir():
-            return
-        for stage_dir in sorted(p for p in base.iterdir() if p.is_dir()):
-            for path in sorted(stage_dir.glob("*/*")):
-                if path.suffix in (".json", ".npy"):
-                    try:
-                        yield stage_dir.name, path, path.stat()
-                    except FileNotFoundError:  # pruned by another process meanwhile
-                        continue
+    def entries(self) -> Iterable[tuple[str, Any, Any]]:
+        """(stage name, path, stat) for every stored entry: a Path and its os.stat_result in a folder; under an
+        fsspec URL, the file system's path and an object with `st_size` and `st_mtime`."""
+        yield from self._files.scan()
 
     def info(self) -> CacheInfo:
         """What is stored: entries and bytes per stage, in total, and this object's hit/miss counters."""
@@ -374,11 +420,12 @@ class Cache:
         now: float | None = None,
     ) -> dict[str, int]:
         """Delete entries: of one stage, not used for `older_than_seconds`, and/or least recently used ones
-        until the cache fits in `max_bytes`. With no criteria, nothing is removed. Returns counts."""
+        until the cache fits in `max_bytes`. With no criteria, nothing is removed. Returns counts. (On an
+        object store a hit does not refresh an entry's time, so "used" there means "written".)"""
         now = time.time() if now is None else now
         entries = list(self.entries())
-        doomed: list[tuple[Path, int]] = []
-        kept: list[tuple[float, Path, int]] = []
+        doomed: list[tuple[Any, int]] = []
+        kept: list[tuple[float, Any, int]] = []
         for stage_name, path, st in entries:
             if (stage is not None and stage_name == stage) or (
                 older_than_seconds is not None and now - st.st_mtime > older_than_seconds
@@ -394,10 +441,7 @@ class Cache:
                 doomed.append((path, size))
                 total -= size
         for path, _size in doomed:
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                pass
+            self._files.remove(path)
         return {"removed": len(doomed), "bytes_freed": sum(s for _, s in doomed), "kept": len(entries) - len(doomed)}
 
     def export(self, dest: str | os.PathLike[str]) -> Path:
@@ -405,7 +449,7 @@ class Cache:
         dest = Path(dest)
         with atomic_file(dest) as fh, tarfile.open(fileobj=fh, mode="w:gz") as tar:
             for _stage, path, _st in self.entries():
-                tar.add(path, arcname=str(path.relative_to(self.root)))
+                self._files.add_to_tar(tar, path)
         return dest
 
     def import_archive(self, archive: str | os.PathLike[str]) -> int:
@@ -416,11 +460,11 @@ class Cache:
                 parts = Path(member.name).parts
                 if not member.isfile() or parts[:1] != (LAYOUT,) or ".." in parts:
                     continue  # only cache entries, never paths outside the cache
-                target = self.root / member.name
-                if target.exists():
+                rel = "/".join(parts)
+                if self._files.exists(rel):
                     continue
                 data = tar.extractfile(member)
                 if data is not None:
-                    atomic_write_bytes(target, data.read())
+                    self._files.write(rel, data.read())
                     added += 1
         return added

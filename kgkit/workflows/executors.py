@@ -1,16 +1,20 @@
 """Executors from a name: serial, threads, a Dask LocalCluster on this machine, or a running Dask scheduler.
 
-The map over chunks (extraction) goes through an executor (`kgkit.core.executor.Executor`: anything with an
-ordered `map`). `DaskExecutor` sends each batch to a Dask cluster: the function is shipped to the cluster once
-(as a task of its own, so a worker that dies with it is rebuilt rather than lost), every batch becomes a task
-that depends on it, and results come back in input order. The cache stays with the caller: workers compute,
-the caller reads and writes the content-hash cache (atomically), so workers need no access to it. A worker
-that dies mid-run has its tasks re-run elsewhere by the scheduler (Dask's `allowed-failures`); a task that
-raises is retried `retries` times.
+The maps over chunks (extraction, `kgkit run`) and over texts to embed (`kgkit index`) go through an executor
+(`kgkit.core.executor.Executor`: anything with an ordered `map`). `DaskExecutor` sends each batch to a Dask
+cluster: the function (with its extractor or embedder) is shipped to the cluster once, as a task of its own
+that every batch depends on, so each worker deserialises it once and loads a model once, and a worker that dies
+with it is rebuilt rather than lost. `Cache.map` takes the batches back as each finishes (`map_unordered`), so
+progress and cache writes follow the cluster. The cache stays with the caller: workers compute, the caller
+reads and writes the content-hash cache (atomically; a folder or an fsspec URL), so workers need no access to
+it. A worker that dies mid-run has its tasks re-run elsewhere by the scheduler (Dask's `allowed-failures`); a
+task that raises is retried `retries` times.
 
     kgkit run DOCS -o WS --executor local:4                          4 worker processes on this machine
     kgkit run DOCS -o WS --executor dask --scheduler tcp://host:8786  a running cluster (same kgkit on workers)
+    kgkit index -w WS --executor local:2 --embedder minilm           embedding on 2 worker processes
     kgkit.run(DOCS, WS, executor="local:4")  /  executor="tcp://host:8786"  /  executor=any Executor object
+    kgkit.index(WS, executor="local:2", progress=callback)
 
 >>> with open_executor("serial") as ex:
 ...     list(ex.map(lambda x: x * 2, [1, 2, 3]))
@@ -89,36 +93,46 @@ def _apply(fn: Callable[[A], B], item: A) -> B:
 
 
 class DaskExecutor:
-    """Maps over a `distributed.Client`'s cluster, yielding results in input order as soon as every earlier
-    one is done (so the caller's progress and cache writes follow the cluster)."""
+    """Maps over a `distributed.Client`'s cluster. `map_unordered` yields (position, result) as each task
+    finishes (what `Cache.map` uses, so progress and cache writes follow the cluster); `map` yields results in
+    input order, each as soon as it and every earlier one are done."""
 
     def __init__(self, client: Any, *, retries: int = 1) -> None:
         self.client = client
         self.retries = retries
 
-    def map(self, fn: Callable[[A], B], items: Iterable[A]) -> Iterator[B]:
+    def map_unordered(self, fn: Callable[[A], B], items: Iterable[A]) -> Iterator[tuple[int, B]]:
+        """(position of the item, fn(item)) for every item, in the order the cluster finishes them. `fn` is
+        sent once (a task of its own that every batch depends on, so each worker deserialises it once and a
+        worker that dies with it is rebuilt); a result is released on the cluster once it is read."""
         from distributed import as_completed
 
         items = list(items)
         if not items:
             return
-        shipped = self.client.submit(_identity, fn, pure=False)  # sent once, recomputed if its worker dies
+        shipped = self.client.submit(_identity, fn, pure=False)
         futures: list[Any] = self.client.map(_apply, [shipped] * len(items), items, pure=False, retries=self.retries)
         position = {f.key: i for i, f in enumerate(futures)}
-        ready: dict[int, Any] = {}
-        following = 0
         try:
-            for future in as_completed(futures):  # yield each finished prefix at once: progress, early cache writes
-                ready[position[future.key]] = future
-                while following in ready:
-                    yield ready.pop(following).result()
-                    futures[following] = None  # the cluster forgets a result once it is read
-                    following += 1
+            for future in as_completed(futures):
+                i = position[future.key]
+                result = future.result()
+                futures[i] = None  # the cluster forgets a result once it is read
+                yield i, result
         finally:
             for future in futures:
                 if future is not None:
                     future.cancel()
             shipped.release()
+
+    def map(self, fn: Callable[[A], B], items: Iterable[A]) -> Iterator[B]:
+        ready: dict[int, B] = {}
+        following = 0
+        for i, result in self.map_unordered(fn, items):
+            ready[i] = result
+            while following in ready:
+                yield ready.pop(following)
+                following += 1
 
     def __repr__(self) -> str:
         return f"DaskExecutor({self.client.scheduler.address!r})"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OVERLAP_CHARS
+from kgkit.core.executor import Executor
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME, IndexStore, open_index
 from kgkit.io.workspace import GRAPH, INDEX_DIR, Workspace, WorkspaceError
@@ -28,6 +29,7 @@ from kgkit.stages.chunk import chunk_document
 from kgkit.stages.search import entities_by_chunk, items_from_chunks, items_from_graph
 from kgkit.stages.search.minilm import search_embedder
 from kgkit.workflows.corpus import Progress, load_corpus
+from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import as_workspace, read_graph
 from kgkit.workflows.records import IndexReport
 
@@ -37,25 +39,32 @@ __all__ = ["IndexReport", "index", "index_report", "open_search_index", "query_e
 def index(
     workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
     embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
-    progress: Progress | None = None,
+    progress: Progress | None = None, executor: Executor | str | None = None,
+    cache: Cache | str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """`index_report(...)` as its JSON form (what `kgkit index` prints): the counts."""
     return index_report(workspace, corpus, embedder=embedder, embedder_name=embedder_name,
-                        lock_timeout=lock_timeout, progress=progress).to_json_dict()
+                        lock_timeout=lock_timeout, progress=progress, executor=executor, cache=cache).to_json_dict()
 
 
 def index_report(
     workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
     embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
-    progress: Progress | None = None,
+    progress: Progress | None = None, executor: Executor | str | None = None,
+    cache: Cache | str | os.PathLike[str] | None = None,
 ) -> IndexReport:
     """Add or update the workspace's search index (WORKSPACE/index): entities and relations of graph.json,
     chunks of `corpus` (default: the corpus of the last run, chunked with its sizes). Unchanged items are
     skipped, changed ones replaced, items no longer there removed. Returns what changed.
 
     `embedder`: the dense channel's (kgkit.stages.search.minilm.search_embedder names them; None: no dense
-    channel). `progress(stage, done, total)` is called as items are embedded (stage "embed"), for a progress
-    bar (the CLI draws one) or a notebook."""
+    channel). `progress(stage, done, total)` is called as items are embedded (stage "embed"), once per batch
+    of 64 texts as it finishes, for a progress bar (the CLI draws one) or a notebook.
+
+    `executor`: where the embedding batches run (kgkit.workflows.executors: "serial", "threads:N", "local:N"
+    for a Dask LocalCluster, "tcp://host:8786" for a running scheduler, or an Executor such as
+    `DaskExecutor(client)`); the stored vectors are the serial ones. `cache`: the content-hash cache (a
+    Cache, a folder or an fsspec URL; default WORKSPACE/cache), read and written by this process only."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="index"):
         config = ws.manifest().config
@@ -73,7 +82,7 @@ def index_report(
             mentions = entities_by_chunk(graph)
             kinds |= {"entity", "relation"}
         failed = 0
-        cache = Cache(ws.cache_dir)
+        cache = cache if isinstance(cache, Cache) else Cache(cache if cache is not None else ws.cache_dir)
         if folder is not None:
             documents, errors = load_corpus(folder, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
                                             exclude=[ws.root])
@@ -83,19 +92,20 @@ def index_report(
                 overlap_chars=config.get("overlap_chars", OVERLAP_CHARS))]
             items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
             kinds.add("chunk")
-        search_index = open_index(ws.index_dir, embedder=embedder, cache=cache, progress=progress)
-        try:
-            if embedder_name is not None:
-                search_index.store.set_meta({"embedder_name": embedder_name})
-            changes = search_index.add(items, progress=progress)
-            keep = {i.id for i in items}
-            stale = [i.id for row, i in enumerate(search_index.items)
-                     if i.kind in kinds and i.id not in keep and search_index.row_of.get(i.id) == row]
-            removed = search_index.remove(stale).removed
-            report = IndexReport(**changes.model_dump(exclude={"removed"}), removed=removed, items=len(search_index),
-                                 documents_unreadable=failed, index=str(ws.index_dir))
-        finally:
-            search_index.close()
+        with open_executor(executor) as mapper:  # a name ("local:2", "tcp://host:8786") opens and closes a cluster
+            search_index = open_index(ws.index_dir, embedder=embedder, cache=cache.using(mapper), progress=progress)
+            try:
+                if embedder_name is not None:
+                    search_index.store.set_meta({"embedder_name": embedder_name})
+                changes = search_index.add(items, progress=progress)
+                keep = {i.id for i in items}
+                stale = [i.id for row, i in enumerate(search_index.items)
+                         if i.kind in kinds and i.id not in keep and search_index.row_of.get(i.id) == row]
+                removed = search_index.remove(stale).removed
+                report = IndexReport(**changes.model_dump(exclude={"removed"}), removed=removed,
+                                     items=len(search_index), documents_unreadable=failed, index=str(ws.index_dir))
+            finally:
+                search_index.close()
         gen = ws.begin("index", config={"index_embedder": embedder_name})
         gen.mark_fresh(INDEX_DIR)
         gen.commit()
