@@ -63,6 +63,16 @@ def test_json_schema(workspace):
     assert chunk_hits and all(h["provenance"]["document_id"] and h["provenance"]["start"] is not None for h in chunk_hits)
 
 
+def test_text_output_names_documents_by_path(workspace):
+    _, ws = workspace
+    for kind in ("chunk", "relation"):
+        result = CliRunner().invoke(app, ["search", "space program launch", "--kind", kind, "-w", str(ws)])
+        assert result.exit_code == 0, result.output
+        hits = [line for line in result.stdout.splitlines() if line[:4].strip().rstrip(".").isdigit()]
+        assert hits and all("doc:" not in line for line in hits)  # paths a person reads, never ids
+        assert all(any(p in line for p in (".txt", ".md", ".html")) for line in hits)
+
+
 def test_rollup_groups_the_page(workspace):
     _, ws = workspace
     out = search(ws, "space program launch", "--kind", "chunk", "--rollup", "document")

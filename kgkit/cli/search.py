@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -126,8 +127,25 @@ def search_command(
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
         return
+    paths = _document_paths(ws) if out["hits"] else {}
     for hit in out["hits"]:
-        where = hit["provenance"]["document_id"] or ""
-        typer.echo(f"{hit['rank']:3d}. [{hit['kind']}] {hit['score']:.4f} {plain(hit['title'] or hit['id'])}  {plain(where)}")
+        doc = hit["provenance"]["document_id"] or ""
+        where = paths.get(doc, doc)  # a person reads the document's path; the JSON keeps the id
+        title = hit["title"] or hit["id"]
+        tail = f"  {plain(where)}" if where and where != title else ""
+        typer.echo(f"{hit['rank']:3d}. [{hit['kind']}] {hit['score']:.4f} {plain(title)}{tail}")
         typer.echo(f"     {plain(hit['text'][:160])}")
     typer.echo(f"{out['total']} candidates, {out['timings_ms'].get('total', 0):.1f} ms")
+
+
+def _document_paths(ws: Any) -> dict[str, str]:
+    """Document id -> path, from graph.json's documents only (the rest of the file is skipped, not built)."""
+    import msgspec
+
+    doc = msgspec.defstruct("Doc", [("id", str), ("path", str)])
+    docs = msgspec.defstruct("Docs", [("documents", list[doc], [])])  # type: ignore[valid-type]
+    try:
+        found = msgspec.json.decode(ws.read_bytes("graph.json"), type=docs)
+    except (OSError, msgspec.DecodeError):  # no graph (an index of loose files): ids it is
+        return {}
+    return {d.id: d.path for d in found.documents}
