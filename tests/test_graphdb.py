@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,30 @@ def test_push_twice_then_pull_gives_the_same_graph_json(falkordb_url, demo, tmp_
     pulled = invoke("pull", url, "-o", tmp_path / "copy", "--no-view")
     assert pulled.exit_code == 0, pulled.output
     assert (tmp_path / "copy" / "graph.json").read_bytes() == (ws / "graph.json").read_bytes()
+
+
+GENERATOR = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "gen_extractions.py"
+
+
+def test_the_n2000_synthetic_graph_round_trips_and_pushes_twice_without_duplicates(falkordb_url, tmp_path):
+    """The issue's scale check in CI: ~9k entities, ~38k relations, ~80k provenance rows."""
+    if not GENERATOR.is_file():
+        pytest.skip(f"the synthetic generator is not here ({GENERATOR}): ../shared is outside this checkout")
+    subprocess.run([sys.executable, str(GENERATOR), "--n", "2000", "--out", str(tmp_path / "n2000")], check=True,
+                   capture_output=True, timeout=300)
+    built = invoke("build", tmp_path / "n2000", "-o", tmp_path / "ws", "--no-view", "--learned-at", "2026-01-01T00:00:00Z")
+    assert built.exit_code in (0, 1), built.output  # 1: a synthetic document may carry a failed chunk, said so
+    graph = io.load_graph(tmp_path / "ws" / "graph.json")
+    assert len(graph.relations) > 30_000
+    url = f"{falkordb_url}/n2000"
+    assert invoke("push", tmp_path / "ws", url).exit_code == 0
+    db = connect(url)
+    once = counts(db)
+    assert once == (len(graph.entities) + len(graph.documents) + 1, len(graph.relations) + len(graph.provenance))
+    assert invoke("push", tmp_path / "ws", url).exit_code == 0
+    assert counts(db) == once  # MERGE: no duplicates
+    assert invoke("pull", url, "-o", tmp_path / "copy", "--no-view").exit_code == 0
+    assert (tmp_path / "copy" / "graph.json").read_bytes() == (tmp_path / "ws" / "graph.json").read_bytes()
 
 
 def test_cypher_neighbourhood_matches_kgkit_query(falkordb_url, demo):
