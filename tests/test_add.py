@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import DEMO_CORPUS
 
 import kgkit
-from conftest import DEMO_CORPUS
 from kgkit.workflows.add import RETRACTED, add
 
 pytestmark = pytest.mark.slow
@@ -238,13 +238,14 @@ def test_the_cli_loads_spacy_without_torch_and_extracts_the_same(offline_extract
     assert not _spacy_architectures_only("no_such_spacy_model")
 
 
-def test_read_documents_equals_load_corpus_and_caches_the_furniture(tmp_path: Path) -> None:
+def test_load_corpus_caches_the_furniture_and_gives_the_same_documents(tmp_path: Path) -> None:
     from kgkit.io.cache import Cache
+    from kgkit.stages.furniture import strip_furniture
     from kgkit.workflows.corpus import load_corpus
-    from kgkit.workflows.run import read_documents
 
     cache = Cache(tmp_path / "cache")
-    assert read_documents(DEMO_CORPUS, cache=cache) == load_corpus(DEMO_CORPUS, cache=Cache(tmp_path / "other"))
+    plain, _ = load_corpus(DEMO_CORPUS, cache=Cache(tmp_path / "other"), furniture=False)
+    assert load_corpus(DEMO_CORPUS, cache=cache)[0] == [strip_furniture(d) for d in plain]
     again = Cache(tmp_path / "cache")
-    read_documents(DEMO_CORPUS, cache=again)
+    load_corpus(DEMO_CORPUS, cache=again)
     assert again.stats.hits["strip_furniture"] == 14 and again.stats.computed["strip_furniture"] == 0

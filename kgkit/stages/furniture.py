@@ -26,13 +26,12 @@ returned (``Furniture.spans``) and recorded in the document's metadata (``furnit
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kgkit.core.records import Document
 from kgkit.core.stage import stage
 
-__all__ = ["Furniture", "find_furniture", "strip_furniture", "strip_furnitures"]
+__all__ = ["Furniture", "find_furniture", "strip_furniture"]
 
 _GUTENBERG_START = re.compile(r"^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.MULTILINE | re.IGNORECASE)
 _GUTENBERG_END = re.compile(
@@ -145,7 +144,3 @@ def strip_furniture(document: Document) -> Document:
         return document
     return document.model_copy(update={"text": found.text, "metadata": {**document.metadata, "furniture": found.metadata()}})
 
-
-def strip_furnitures(documents: Sequence[Document]) -> list[Document]:
-    """strip_furniture over documents, in order."""
-    return [strip_furniture(d) for d in documents]

@@ -46,7 +46,7 @@ from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Works
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
-from kgkit.workflows.corpus import Progress, default_extractor, extract_documents
+from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 from kgkit.workflows.graph import (
     as_workspace,
     domain_of,
@@ -57,7 +57,7 @@ from kgkit.workflows.graph import (
     stage_files,
     write_graph_outputs,
 )
-from kgkit.workflows.run import RunResult, read_documents, reject_if_worse
+from kgkit.workflows.run import RunResult, reject_if_worse
 
 __all__ = ["RETRACTED", "Added", "add"]
 
@@ -224,7 +224,7 @@ def add(
         cache = Cache(ws.cache_dir)
         calls_before = cache.stats.computed[extract_texts.stage_name]
         t = clock()
-        documents, errors = read_documents(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+        documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
                                            exclude=[ws.root])
         timings["load"] = clock() - t
         t = clock()

@@ -23,7 +23,7 @@ from kgkit.io.cache import Cache
 from kgkit.stages.chunk import chunk_document
 from kgkit.stages.coref import coref_documents
 from kgkit.stages.extract import Extractor, extract_texts, locate, merge_document
-from kgkit.stages.furniture import strip_furnitures
+from kgkit.stages.furniture import strip_furniture
 from kgkit.stages.load import load_files
 
 __all__ = ["Progress", "default_extractor", "extract_documents", "load_corpus"]
@@ -46,11 +46,15 @@ def load_corpus(
     """Read a folder (io) and load every file through the cache: (documents, per-file errors). Folders in
     `exclude` (a workspace inside its own corpus) are not read. Page furniture and boilerplate (Project
     Gutenberg header and licence, capitals headings, page numbers, contents) are blanked out of each document's
-    text unless `furniture` is False (kgkit.stages.furniture: offsets unchanged, removed spans in metadata)."""
+    text unless `furniture` is False (kgkit.stages.furniture: offsets unchanged, removed spans in metadata),
+    each document's furniture search through the cache too, so a warm run, an add or an index refresh does not
+    search an unchanged document again."""
     raws = io.read_corpus(corpus, max_bytes=max_bytes, exclude=exclude)
     loaded = cache.map(load_files, raws, batch_size=64, max_bytes=max_bytes)
     documents = [d for d in loaded if isinstance(d, Document)]
-    return strip_furnitures(documents) if furniture else documents, [d for d in loaded if isinstance(d, DocumentError)]
+    if furniture:
+        documents = [cache.run(strip_furniture, d) for d in documents]
+    return documents, [d for d in loaded if isinstance(d, DocumentError)]
 
 
 def extract_documents(
@@ -79,10 +83,9 @@ def extract_documents(
         if progress:
             progress("extract", done, len(chunks))
 
-    if type(extractor).__module__.startswith("kgkit.extractors.offline."):  # its gazetteer: built once, kept here
-        from kgkit.extractors.offline.gazetteer import use_places_cache
-
-        use_places_cache(cache)
+    use_cache = getattr(extractor, "use_cache", None)  # the offline extractor: its gazetteer, built once, kept here
+    if use_cache is not None:
+        use_cache(cache)
     prepare = getattr(extractor, "prepare_inputs", None)  # LLM extractors: shared document context, cost labels
     inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
     texts = cache.map(extract_texts, inputs, batch_size=batch_size, executor=executor,

@@ -45,7 +45,6 @@ from kgkit.io.workspace import (
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities
 from kgkit.stages.extract import Extractor, extract_texts
-from kgkit.stages.furniture import strip_furniture
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import (
@@ -134,32 +133,12 @@ class RunResult(ExtractResult):
         return self.run_summary().to_json_dict()
 
 
-def read_documents(corpus: str | Path, *, cache: Cache, max_bytes: int = DEFAULT_MAX_BYTES,
-                   exclude: Sequence[str | Path] = ()) -> tuple[list[Document], list[DocumentError]]:
-    """`load_corpus` (the same documents and errors), with each document's furniture search (strip_furniture)
-    through the cache too, so a warm run or an add does not search an unchanged document again.
-
-    >>> import tempfile, pathlib
-    >>> root = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (root / "a.txt").write_text("CHAPTER ONE\\n\\nAda met Charles.")
-    >>> cache = Cache(root / ".cache")
-    >>> read_documents(root, cache=cache, exclude=[root / ".cache"]) == load_corpus(root, cache=cache, exclude=[root / ".cache"])
-    True
-    >>> again = Cache(root / ".cache")
-    >>> _ = read_documents(root, cache=again, exclude=[root / ".cache"])
-    >>> again.stats.hits["strip_furniture"], again.stats.computed["strip_furniture"]
-    (1, 0)
-    """
-    documents, errors = load_corpus(corpus, cache=cache, max_bytes=max_bytes, exclude=exclude, furniture=False)
-    return [cache.run(strip_furniture, d) for d in documents], errors
-
-
 def _extract(ws: Workspace, corpus: str | Path, *, domain: Domain, extractor: Extractor, cache: Cache,
              executor: Executor | str | None, max_bytes: int, max_chars: int, overlap_chars: int, batch_size: int,
              progress: Progress | None, timings: dict[str, float]) -> tuple[list, list, list, list]:
     clock = time.perf_counter
     t = clock()
-    documents, errors = read_documents(corpus, cache=cache, max_bytes=max_bytes, exclude=[ws.root])
+    documents, errors = load_corpus(corpus, cache=cache, max_bytes=max_bytes, exclude=[ws.root])
     timings["load"] = clock() - t
     t = clock()
     with open_executor(executor) as mapper:  # a name ("local:4", "tcp://host:8786") opens and closes a cluster

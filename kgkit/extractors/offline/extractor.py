@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgkit.core.domain import Domain
 from kgkit.core.records import ExtractedEntity, ExtractedRelation, Span, TextExtraction
-from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places
+from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
 from kgkit.extractors.offline.rules import Rel, Rules, antecedents, cooccurrences
 
@@ -159,6 +159,11 @@ class OfflineExtractor:
             f":rules-{rules_version}:{gazetteer_version()}:batch-{batch_size}:split-{max_chars}"
             + (":cooc" if cooccurrence else "")
         )
+
+    def use_cache(self, cache: Any) -> None:
+        """Keep the gazetteer in the run's `cache` (kgkit.extractors.offline.gazetteer.use_places_cache): the
+        workflows that extract hand their cache to any extractor with this method."""
+        use_places_cache(cache)
 
     def __repr__(self) -> str:
         return f"OfflineExtractor({self.id!r})"
