@@ -7,7 +7,7 @@ Inputs: ../shared/bench/gen_extractions.py (sift-kg extraction JSON files); skip
 ../shared is absent. sift-kg runs in its own venv (default /tmp/siftkg-venv, created on first use with
 ``pip install sift-kg==0.9.0 typer==0.28.0 scipy``; never kgkit's .venv), in-process through a small
 driver, with LITELLM_LOCAL_MODEL_COST_MAP=True and HF_HUB_OFFLINE=1. Each tool runs in a fresh
-subprocess per data set, so its peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) is its own.
+subprocess per data set, so its peak RSS (VmHWM from /proc/self/status) is its own.
 Drivers print one JSON line per finished step, so a step that runs past the timeout still leaves the
 earlier figures.
 
@@ -43,8 +43,12 @@ SHARED = ROOT.parent / "shared" / "bench"
 GEN = SHARED / "gen_extractions.py"
 
 SIFT_DRIVER = r'''
-import contextlib, io, json, os, resource, sys, time
+import contextlib, io, json, os, sys, time
 from pathlib import Path
+def _peak_rss_mb():
+    """This process's own peak RSS (VmHWM). Not ru_maxrss: a child started with vfork inherits its parent's."""
+    with open("/proc/self/status") as status:
+        return round(int(next(x.split()[1] for x in status if x.startswith("VmHWM:"))) / 1024, 1)
 
 work, steps = Path(sys.argv[1]), sys.argv[2].split(",")
 _c = [time.process_time()]
@@ -52,7 +56,7 @@ def emit(**kw):
     now = time.process_time()
     kw.setdefault("cpu", round(now - _c[0], 3))
     _c[0] = now
-    kw["rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    kw["rss_mb"] = _peak_rss_mb()
     print(json.dumps(kw), flush=True)
 os.chdir(work)
 t = time.perf_counter()
@@ -118,14 +122,18 @@ if "graphml" in steps:
 _CPU = [time.process_time()]
 
 
+def _peak_rss_mb() -> float:
+    """This process's own peak RSS (VmHWM). Not ru_maxrss: a child started with vfork inherits its parent's."""
+    with open("/proc/self/status") as status:
+        return round(int(next(x.split()[1] for x in status if x.startswith("VmHWM:"))) / 1024, 1)
+
+
 def _emit(**kw: Any) -> None:
     """One JSON line per step: wall seconds (given), CPU seconds since the previous line, peak RSS so far."""
-    import resource
-
     now = time.process_time()
     kw.setdefault("cpu", round(now - _CPU[0], 3))
     _CPU[0] = now
-    kw["rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    kw["rss_mb"] = _peak_rss_mb()
     print(json.dumps(kw), flush=True)
 
 
