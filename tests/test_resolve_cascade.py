@@ -11,7 +11,8 @@ from kgkit.core.graph import Graph
 from kgkit.stages.embed import HashingEmbedder
 from kgkit.stages.resolve import ResolveConfig, identify, match_key, merge_candidates
 from kgkit.stages.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
-from kgkit.stages.resolve.keys import information_bits, initials_rule
+from kgkit.stages.resolve.keys import information_bits
+from kgkit.stages.resolve.name_rules import initials_rule
 from kgkit.testing.builders import entity_row
 
 
@@ -143,7 +144,7 @@ def test_legal_forms_spacing_and_addresses():
 
 
 def test_word_conflicts_and_typos():
-    from kgkit.stages.resolve.keys import is_typo, token_conflict
+    from kgkit.stages.resolve.name_rules import is_typo, token_conflict
 
     assert is_typo("alkatel", "alcatel") and is_typo("koninkl", "koninklijke") and not is_typo("hamilton", "milton")
     assert token_conflict("milton county", "hamilton county") == ("milton", "hamilton")

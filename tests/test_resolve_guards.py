@@ -23,11 +23,9 @@ from kgkit.stages.resolve.keys import (
     PERSON_SUFFIXES,
     STOPWORDS,
     TITLES,
-    initials_rule,
     match_key,
-    person_parts,
-    person_suffix,
 )
+from kgkit.stages.resolve.name_rules import initials_rule, person_parts, person_suffix
 from kgkit.testing.builders import entity_row
 
 pycountry = pytest.importorskip("pycountry")

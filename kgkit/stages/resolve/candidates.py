@@ -32,7 +32,8 @@ from kgkit.stages.build import gc_paused
 from kgkit.stages.embed import Embedder
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.index import NameIndex, build_index, lsh_pair_codes, rule_pairs, slip_pair_codes
-from kgkit.stages.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, person_parts, squash_key
+from kgkit.stages.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, squash_key
+from kgkit.stages.resolve.name_rules import person_parts
 from kgkit.stages.resolve.scoring import (
     STRING_SCORERS,
     GraphContext,
@@ -43,7 +44,7 @@ from kgkit.stages.resolve.scoring import (
 )
 
 _SLIPS = {"rule_typo", "rule_swapped", "rule_swapped_typo", "rule_split"}
-"""Rules that pair two spellings of one full person name (keys.person_slip)."""
+"""Rules that pair two spellings of one full person name (name_rules.person_slip)."""
 _RULES = {"initials", "middle", "surname_only", "legal_form", "qualifier", "acronym", "slip"}
 
 
@@ -120,7 +121,7 @@ def _bulk_strings(idx: NameIndex, a: np.ndarray, b: np.ndarray, scorers: Sequenc
 def _swapped_close(idx: NameIndex, a: np.ndarray, b: np.ndarray, tsort: np.ndarray, done: np.ndarray,
                    floor: float) -> np.ndarray:
     """Whether pairs (a[i], b[i]) of two-word names, the words of b swapped, reach `floor` on the string
-    score (keys.person_slip's 'swapped_typo' is scored so); pairs already `done` are not computed."""
+    score (name_rules.person_slip's 'swapped_typo' is scored so); pairs already `done` are not computed."""
     two = np.fromiter((k.count(" ") == 1 for k in idx.keys), dtype=bool, count=len(idx.keys))
     todo = np.flatnonzero(~done & two[a] & two[b] & (tsort >= (floor - 0.4) / 0.6))
     out = np.zeros(len(a), dtype=bool)
@@ -137,8 +138,8 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray, sorted_clo
                         ) -> np.ndarray:
     """Whether a name rule could fire for same-type node pairs (a[i], b[i]): a necessary condition, from
     per-node codes compared in numpy. People: one surname and agreeing first given initials (or no given
-    name: keys.initials_rule), or as many words with the same words sorted or all but one word in place
-    (keys.person_slip), or as many words with the token sort close enough (`sorted_close`: the words
+    name: name_rules.initials_rule), or as many words with the same words sorted or all but one word in place
+    (name_rules.person_slip), or as many words with the token sort close enough (`sorted_close`: the words
     swapped and misspelt, scored in one order), or the same letters without spaces. Others: one name up to spacing and legal form, or up to qualifier words
     (keys.core_key), or one an acronym of the other."""
     codes: dict[object, int] = {}
@@ -228,7 +229,7 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
 def _spelling_pair(idx: NameIndex, a: int, b: int, info_a: tuple[int, float, int], info_b: tuple[int, float, int],
                    s: Scored) -> bool:
     """Two spellings of one name rather than a shorter and a fuller form: people paired by a slip rule
-    (keys.person_slip; a lost space may change the word count), other names with as many words paired on
+    (name_rules.person_slip; a lost space may change the word count), other names with as many words paired on
     the strings or up to spacing (not names differing in legal form, which may be two companies)."""
     if idx.node_types[a] in PERSON_TYPES:
         return bool(_SLIPS & s.features.keys()) and (info_a[0] == info_b[0] or "rule_split" in s.features)

@@ -36,7 +36,7 @@ class ResolveConfig:
       graph features (merge_candidates(use_graph=True)).
     - `auto_accept`: the policy accepts unique, same-type candidates scoring at least this.
     - `person_conflict_cap`: two person names whose given names or surnames disagree score at most this
-      (below `auto_accept`), unless they are one name with slips (keys.person_slip: misspelt words, scored
+      (below `auto_accept`), unless they are one name with slips (name_rules.person_slip: misspelt words, scored
       on the string; the same words in another order or a space added or lost, `rule_swapped`).
     - `word_conflict_cap`: other names where each side has a word the other lacks and that is no typo of
       any word there ("Hamilton County" / "Milton County") score at most this; so do other names holding

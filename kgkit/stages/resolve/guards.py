@@ -26,11 +26,10 @@ from kgkit.stages.resolve.keys import (
     STOPWORDS,
     TITLES,
     acronym,
-    is_typo,
-    person_suffix,
     split_suffix,
     squash_key,
 )
+from kgkit.stages.resolve.name_rules import is_typo, person_suffix
 
 SHORT_NAME_LETTERS = 8
 """Outside person names, a word of at most this many letters a letter or two from another word is not taken
@@ -41,7 +40,7 @@ slips ("Prussia" / "Russia", "Alexandra" / "Alexandria", "Herefordshire" / "Hert
 SHORT_WORD_LETTERS = 5
 """In a person name, a word shorter than this is not taken for a slip of another ("Jon" / "John", "Lily" /
 "Liky"): too many given names are a letter apart. (A word of 5+ letters may slip: "Colegate" /
-"Colegamte", keys.person_slip; a person name a letter from another person's is the known gap.)"""
+"Colegamte", name_rules.person_slip; a person name a letter from another person's is the known gap.)"""
 
 
 def _number(token: str, pos: int, person: bool) -> str | None:
@@ -99,7 +98,7 @@ def _noise(token: str, person: bool) -> bool:
 def _same_word(x: str, y: str, person: bool) -> bool:
     """Two differing words of two names of several words that may be one word written two ways: an initial
     ("j" / "jane"), an abbreviation (not people; "tech" / "technology": 3+ letters cut), a plural, or a slip
-    (keys.is_typo) in a word long enough (people: SHORT_WORD_LETTERS or more; others: over SHORT_NAME_LETTERS)."""
+    (name_rules.is_typo) in a word long enough (people: SHORT_WORD_LETTERS or more; others: over SHORT_NAME_LETTERS)."""
     short, long_ = (x, y) if len(x) <= len(y) else (y, x)
     if len(short) == 1:
         return long_.startswith(short)
@@ -173,7 +172,7 @@ def policy_guard(key_a: str, key_b: str, entity_type: str | None = None, name_a:
     if words_a == words_b:
         return None
     if sorted(words_a) == sorted(words_b):
-        # people: "Smith John" is John Smith (keys.person_slip); other names: "University of Miami" is not
+        # people: "Smith John" is John Smith (name_rules.person_slip); other names: "University of Miami" is not
         # "Miami University"
         return None if person else f"the same words in another order: {_shown(words_a, name_a)} / {_shown(words_b, name_b)}"
     if len(words_a) == 1 and len(words_b) == 1:
@@ -224,7 +223,7 @@ def _lone_words(tokens: Sequence[str], other: Sequence[str], person: bool) -> li
 
 
 def _same_glued(glued: str, word: str) -> bool:
-    """Two words written as one equal a word, or a slip of it (a long word: keys.is_typo)."""
+    """Two words written as one equal a word, or a slip of it (a long word: name_rules.is_typo)."""
     return glued == word or (min(len(glued), len(word)) > 8 and is_typo(glued, word, prefix=False))
 
 
@@ -258,7 +257,7 @@ def _shown(words: Sequence[str], name: str) -> str:
 
 
 def slip_guard(key_a: str, key_b: str, counts: Mapping[str, int] | None) -> str | None:
-    """Why two person names one slip apart (keys.person_slip 'typo' / 'swapped_typo') are left to a person:
+    """Why two person names one slip apart (name_rules.person_slip 'typo' / 'swapped_typo') are left to a person:
     a word differs from the other's by a letter or two and the names of the type do not show one spelling
     rare beside an attested one (`counts`: how many person names hold each word, NameIndex.word_counts).
     "Jane Austen" / "Jane Austin" written once each, or "Waller" / "Walker" written in several names each,

@@ -32,15 +32,13 @@ from kgkit.stages.resolve.keys import (
     base_key,
     core_key,
     information_bits,
-    initials_rule,
     leading_titles,
     looks_like_acronym,
     match_key,
-    person_parts,
-    person_slip,
     shingles,
     squash_key,
 )
+from kgkit.stages.resolve.name_rules import initials_rule, person_parts, person_slip
 
 
 @lru_cache(maxsize=8)
@@ -230,7 +228,7 @@ def lsh_pair_codes(idx: NameIndex) -> np.ndarray:
 
 
 def slip_pair_codes(idx: NameIndex) -> np.ndarray:
-    """Person node pairs that may be one name with slips (keys.person_slip), as sorted unique codes like
+    """Person node pairs that may be one name with slips (name_rules.person_slip), as sorted unique codes like
     lsh_pair_codes. Names of 2-3 words meet when they share the first two letters of one word and, of
     another word, a deletion variant (the word less one letter), or one's word is the other's deletion
     variant: a one-letter slip in that word, whichever order the words are in ("lily nguyen" / "liky

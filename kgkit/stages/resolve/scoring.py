@@ -25,16 +25,12 @@ from kgkit.stages.resolve.keys import (
     acronym,
     base_key,
     core_key,
-    initials_rule,
     leading_titles,
     looks_like_acronym,
-    person_parts,
-    person_slip,
-    person_suffix,
     qualifier_words,
     squash_key,
-    token_conflict,
 )
+from kgkit.stages.resolve.name_rules import initials_rule, person_parts, person_slip, person_suffix, token_conflict
 
 Verdict = Literal["unique", "ambiguous", "not_found"]
 Step = Literal["exact", "rule", "lsh", "embedding", "llm", "context"]
@@ -136,7 +132,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
     """Score two (match key, name, type) triples; `sets` = (neighbours a, neighbours b, documents a, documents b);
     `strings` as in score_pair (computed here when None); `titles`: the person titles each side is written
     with (keys.leading_titles; from the names when None); `counts`: how many person names hold each word
-    (NameIndex.word_counts; lets a short word's slip count, keys.person_slip)."""
+    (NameIndex.word_counts; lets a short word's slip count, name_rules.person_slip)."""
     (ka, na, ta), (kb, nb, tb) = a, b
     reasons: list[str] = []
     ratio, tsort, tset, jw = strings if strings is not None else string_features(ka, kb)

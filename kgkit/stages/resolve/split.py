@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Literal
-
-import numpy as np
-import pandas as pd
 
 from kgkit.core.graph import Graph
 from kgkit.core.names import normalise_name
