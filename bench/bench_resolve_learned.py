@@ -134,7 +134,9 @@ class Case:
         lab: dict[str, set[str]] = defaultdict(set)
         for eid, labels in items:
             lab[eid] |= labels
-        self.y = np.array([int(bool(lab.get(c.source, set()) & lab.get(c.target, set()))) for c in self.cands])
+        # the simulated person says "merge" only when the two names denote the same entities: "Smith" (several
+        # people) and "Jane Smith" share one, but merging them would put every Smith together
+        self.y = np.array([int(c.source in lab and lab[c.source] == lab.get(c.target)) for c in self.cands])
 
     def score(self, mapping: dict[str, str]) -> tuple[float, float]:
         items = self.items
