@@ -1,9 +1,12 @@
 """The keyword channel: an in-memory BM25F index over two fields (title, body): OR-of-terms, per-field weighted
-and length-normalised term frequencies summed before saturation, one document-level idf, and a coordination factor (a document matching more of the query's terms ranks higher, as in Lucene's classic
-`coord`). Then a proximity reward: the best `rerank` rows are re-scored by the share of the query's adjacent
-word pairs (stopwords included, in query order) that also occur side by side in the row, the ordered-bigram
-part of Metzler and Croft's sequential dependence model, so a row quoting the query's phrases beats one that
-only has its words. Rows are appended (incremental) and retired (replaced or removed items); document frequencies and
+and length-normalised term frequencies summed before saturation (a title is a name: a word it repeats, as in
+`socket.socket.detach`, counts once), one document-level idf, and a coordination factor: the score times the
+share of the query's idf the row matches, to a power (Lucene's classic `coord` counts matched terms; weighing
+them by idf lets a row with the query's rare words beat one with several of its common ones). Then a
+proximity reward: the best `rerank` rows are re-scored by the share of the query's adjacent word pairs
+(stopwords included, in query order) that also occur side by side in the row, the ordered-bigram part of
+Metzler and Croft's sequential dependence model, so a row quoting the query's phrases beats one that only has
+its words. Rows are appended (incremental) and retired (replaced or removed items); document frequencies and
 average lengths count live rows only, so an index grown by adds scores exactly like one built in one go.
 
 Chosen over SQLite FTS5 and bm25s by measurement (bench/RESULTS.md): FTS5's OR queries scored every matching
@@ -41,6 +44,18 @@ from kgkit.stages.search.text import tokens
 
 FIELDS = ("title", "body")
 SCORE_CACHE_ENTRIES = 4_000_000  # per-term contributions kept between writes, in posting entries (~48 MB)
+SHARE_SCALE = 1.001  # see KeywordIndex.search
+
+
+def _power(values: np.ndarray, exponent: float) -> np.ndarray:
+    """values ** exponent, by repeated products when the exponent is a small whole number (3x faster than
+    numpy's float power on a query's ~50k candidate rows)."""
+    if not float(exponent).is_integer() or not 1 <= exponent <= 8:
+        return values ** np.float32(exponent)
+    out = values
+    for _ in range(int(exponent) - 1):
+        out = out * values
+    return out
 
 
 class GrowingArray:
@@ -73,11 +88,12 @@ class GrowingArray:
 
 class KeywordIndex:
     """BM25F over (title, body). `weights` are the field weights; k1, b the usual BM25 constants; `coord` the
-    exponent of the fraction of query terms a row matches (0 turns it off); `proximity` the pair reward's
-    strength over the best `rerank` rows (0 turns it off)."""
+    exponent of the share of the query's idf a row matches (0 turns it off; 3 chosen on every shared set at
+    once: bench/RESULTS.md, "Search (issue 16)"); `proximity` the pair reward's strength over the best
+    `rerank` rows (0 turns it off)."""
 
     def __init__(self, *, weights: tuple[float, float] = (2.0, 1.0), k1: float = 1.2, b: float = 0.75,
-                 coord: float = 1.0, proximity: float = 0.5, rerank: int = 30) -> None:
+                 coord: float = 3.0, proximity: float = 0.5, rerank: int = 30) -> None:
         self.weights, self.k1, self.b, self.coord = weights, k1, b, coord
         self.proximity, self.rerank = proximity, rerank
         self.vocab: dict[str, int] = {}
@@ -222,6 +238,11 @@ class KeywordIndex:
             self._norm_cache = norms
         return self._norm_cache
 
+    def _idf(self, term: int) -> float:
+        """BM25's idf of a term over the live rows (always > 0)."""
+        df = int(self.df.data[term])
+        return math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
+
     def _term_scores(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, BM25F contribution) of one term over every row that has it (retired rows included: the
         caller masks them). Kept until the next add or retire changes the statistics it depends on."""
@@ -232,13 +253,13 @@ class KeywordIndex:
         rows = self.e_row.data[entries].astype(np.int64)
         norms = self._norms()
         tf = np.zeros(len(rows), dtype=np.float32)
-        for weight, tfs, norm in zip(self.weights, (self.e_tf0, self.e_tf1), norms):
+        title = np.minimum(self.e_tf0.data[entries], 1.0)  # a name's word counts once
+        for weight, tfs, norm in zip(self.weights, (title, self.e_tf1.data[entries]), norms):
             if weight:
-                tf += weight * tfs.data[entries] / norm[rows]
+                tf += weight * tfs / norm[rows]
         if not all(self.weights):  # a row with the term only in a weight-0 field does not match it
             rows, tf = rows[tf > 0], tf[tf > 0]
-        df = int(self.df.data[term])
-        idf = math.log(1.0 + (self.live - df + 0.5) / (df + 0.5))
+        idf = self._idf(term)
         if self._scored_entries + len(rows) > SCORE_CACHE_ENTRIES:  # bounded memory (~12 bytes an entry)
             self.drop_cache()
         hit = self._scored[term] = (rows, idf * tf * (self.k1 + 1.0) / (tf + self.k1))
@@ -257,19 +278,26 @@ class KeywordIndex:
         if not ids or self.live == 0:
             return empty
         scores = np.zeros(n, dtype=np.float32)
-        matched = np.zeros(n, dtype=np.int16)
-        for term in ids:
+        # one array for two counts: each term a row has adds 1 + its share of the query's idf (shrunk by
+        # SHARE_SCALE so the shares sum below 1): the whole part is how many terms it matches, the fraction
+        # how much of the query's idf (one scatter per term instead of two; float32 keeps the share to ~1e-5
+        # for the at most 32 query terms, and rows with the same terms get the same sum, added in one order)
+        idfs = [self._idf(term) for term in ids]
+        step = [1.0 + idf / (sum(idfs) * SHARE_SCALE) for idf in idfs]
+        hits = np.zeros(n, dtype=np.float32)
+        for term, add in zip(ids, step):
             rows, contribution = self._term_scores(term)
             scores[rows] += contribution
-            matched[rows] += 1
+            hits[rows] += add
         allowed = self.alive.view() if mask is None else self.alive.view() & mask[:n]
-        candidates = np.flatnonzero((matched > 0) & allowed)
+        candidates = np.flatnonzero((hits > 0) & allowed)
         if len(candidates) == 0:
             return empty
         final = scores[candidates]
-        if self.coord:  # (matched / terms) ** coord, from a table of the len(ids) + 1 possible values
-            factor = (np.arange(len(ids) + 1) / len(ids)) ** self.coord
-            final = final * factor[matched[candidates]]
+        if self.coord:  # (share of the query's idf the row matches) ** coord
+            found = hits[candidates]
+            share = np.minimum((found - np.floor(found)) * SHARE_SCALE, 1.0).astype(np.float32)
+            final = final * _power(share, self.coord)
         if len(candidates) > limit:
             top = np.argpartition(-final, limit - 1)[:limit]
             candidates, final = candidates[top], final[top]
@@ -277,7 +305,7 @@ class KeywordIndex:
         rows, final = candidates[order], final[order].astype(np.float32)
         if pairs is not None and len(pairs) and self.proximity:
             rows, final = self._reward_proximity(rows, final, pairs)
-        return rows, final, matched[rows]
+        return rows, final, np.floor(hits[rows]).astype(np.int16)
 
     def title_rows(self, terms: Sequence[str], *, mask: np.ndarray | None = None, limit: int = 100) -> np.ndarray:
         """Live rows allowed by `mask` whose title has every one of `terms`, shortest title first (then by row):
