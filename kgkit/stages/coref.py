@@ -17,7 +17,8 @@ Only chunks of `quality == "offline"` change; LLM, human and imported extraction
    ("Churchill" with a bare Work label joins "Winston Churchill"; with a cue it stays). The mention keeps its span and gets
    `attributes["surface"]`; relations follow.
 3. **Capitalised words.** A one-word name whose mentions all open a sentence, written in lower case elsewhere
-   in the corpus and never capitalised inside a sentence ("Nationwide", "Hitherto"), is dropped with its relations.
+   in the corpus and never capitalised inside a sentence ("Nationwide", "Hitherto"), is dropped with its relations
+   (a Person too when nothing but spaCy's bare label says it is one: "Hitherto it has been ...").
 
 >>> from kgkit.core.domain import parse_domain
 >>> from kgkit.core.records import *
@@ -40,9 +41,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kgkit.core.domain import Domain
+from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation
 from kgkit.core.stage import stage
-from kgkit.core.given_names import GIVEN_NAMES
 
 __all__ = ["coref_documents", "parse_votes"]
 
@@ -90,7 +91,7 @@ def _mention_votes(e: ExtractedEntity) -> dict[str, float]:
     return parse_votes(e.attributes.get("votes")) or {e.type: 1.0}
 
 
-@stage(version="2")
+@stage(version="3")
 def coref_documents(extractions: Sequence[DocumentExtraction], *, domain: Domain,
                     texts: Mapping[str, str] | None = None) -> list[DocumentExtraction]:
     """The documents' offline extractions with one type per name (document vote plus half the corpus vote),
@@ -304,8 +305,9 @@ def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, dict[str, list[
             if e.span is not None and (ci, _ei) not in target and len(_tokens(e.name)) == 1:
                 at = chunk_start[ci] + e.span.start
                 starts[_key(e.name)].append(bool(_SENTENCE_START.search(text[max(0, at - 4) : at])))
-        dropped = {k for k, flags in starts.items() if types[k][0] != person
-                   and ((all(flags) and words.only_opens_sentences(first_name[k])) or words.mostly_lower(first_name[k]))}
+        dropped = {k for k, flags in starts.items() if (types[k][0] != person
+                   and ((all(flags) and words.only_opens_sentences(first_name[k])) or words.mostly_lower(first_name[k])))
+                   or (all(flags) and sum(info.votes[k].values()) <= 1.0 and words.only_opens_sentences(first_name[k]))}
     dropped |= _untyped_names(ordered, target, types, fallback, words)
     # rewrite the chunks
     renamed: dict[tuple[str, str], Counter] = defaultdict(Counter)  # per chunk: (name, type) -> new names

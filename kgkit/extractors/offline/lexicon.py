@@ -14,7 +14,7 @@ __all__ = ["BY_PERSON", "CLASSIFIERS", "COMPASS", "DEMONYMS", "DIRECTIONAL", "GE
 
 HONORIFICS = frozenset(["mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "sir", "dame", "lady", "lord", "madame", "madam", "mme", "mme.", "mlle", "monsieur", "herr", "frau", "signor", "señor", "senor", "don", "doña", "messrs", "messrs.", "mister", "uncle", "aunt"])
 
-TITLES = HONORIFICS | frozenset(["president", "presidents", "vice", "prime", "minister", "ministers", "premier", "chancellor", "secretary", "secretaries", "general", "generals", "marshal", "marshals", "field", "admiral", "admirals", "commodore", "captain", "capt", "capt.", "colonel", "col", "col.", "lieutenant", "lt", "lt.", "sergeant", "sgt", "sgt.", "corporal", "commander", "commanders", "chief", "king", "kings", "queen", "queens", "emperor", "empress", "prince", "princess", "duke", "duchess", "archduke", "count", "countess", "baron", "baroness", "earl", "viscount", "marquess", "pope", "cardinal", "bishop", "archbishop", "rabbi", "imam", "reverend", "rev", "rev.", "father", "senator", "senators", "sen", "sen.", "congressman", "congresswoman", "representative", "rep", "rep.", "governor", "governors", "gov", "gov.", "mayor", "judge", "justice", "ambassador", "consul", "envoy", "generalissimo", "chairman", "chairwoman", "superintendent", "commissioner", "attorney", "treasurer", "speaker", "czar", "tsar", "tsarina", "kaiser", "shah", "sultan", "caliph", "pharaoh", "professor", "prof", "prof.", "dean", "gen", "gen.", "adm", "adm.", "maj", "maj.", "major", "pres", "pres.", "hon", "hon.", "comrade", "deacon", "producer", "writer", "editor", "director", "composer", "head", "deputy", "assistant", "prophet", "saint", "officer", "viceroy", "commandant"])
+TITLES = HONORIFICS | frozenset(["president", "presidents", "vice", "prime", "minister", "ministers", "premier", "chancellor", "secretary", "secretaries", "general", "generals", "marshal", "marshals", "field", "admiral", "admirals", "commodore", "captain", "capt", "capt.", "colonel", "col", "col.", "lieutenant", "lt", "lt.", "sergeant", "sgt", "sgt.", "corporal", "commander", "commanders", "chief", "king", "kings", "queen", "queens", "emperor", "empress", "prince", "princess", "duke", "duchess", "archduke", "count", "countess", "baron", "baroness", "earl", "viscount", "marquess", "pope", "cardinal", "bishop", "archbishop", "rabbi", "imam", "reverend", "rev", "rev.", "father", "senator", "senators", "sen", "sen.", "congressman", "congresswoman", "representative", "rep", "rep.", "governor", "governors", "gov", "gov.", "mayor", "judge", "justice", "ambassador", "consul", "envoy", "generalissimo", "chairman", "chairwoman", "superintendent", "commissioner", "attorney", "treasurer", "speaker", "czar", "tsar", "tsarina", "kaiser", "shah", "sultan", "caliph", "pharaoh", "professor", "prof", "prof.", "dean", "gen", "gen.", "adm", "adm.", "maj", "maj.", "major", "pres", "pres.", "hon", "hon.", "comrade", "deacon", "producer", "writer", "editor", "director", "composer", "head", "deputy", "assistant", "prophet", "saint", "officer", "viceroy", "commandant", "master", "midshipman", "ensign"])
 
 NAME_PARTICLES = frozenset(["de", "del", "della", "der", "di", "da", "das", "do", "dos", "du", "la", "le", "van", "von", "ten", "ter", "al", "el", "bin", "ibn", "ben", "st"])
 
@@ -22,7 +22,7 @@ SUFFIXES = frozenset(["inc", "inc.", "ltd", "ltd.", "llc", "co", "co.", "corp", 
 
 # capitalised words that name nothing by themselves ("the Government", "the Board"): a name made only of these
 # (and titles and function words) is not an entity
-GENERIC = frozenset(["government", "governments", "executive", "federal", "bank", "banks", "nationwide", "child", "children", "nation", "nations", "state", "states", "administration", "budget", "budgets", "board", "church", "west", "east", "north", "south", "western", "eastern", "northern", "southern", "central", "republic", "empire", "kingdom", "court", "courts", "house", "commission", "committee", "council", "department", "agency", "office", "bureau", "authority", "corporation", "company", "party", "association", "society", "university", "college", "school", "hospital", "museum", "library", "station", "airport", "city", "town", "county", "province", "region", "district", "river", "lake", "mountain", "mountains", "island", "islands", "valley", "sea", "ocean", "street", "avenue", "road", "square", "park", "bridge", "palace", "castle", "cathedral", "temple", "piazza", "hall", "theatre", "theater", "chapter", "section", "part", "title", "article", "act", "bill", "law", "laws", "treaty", "agreement", "charter", "conference", "convention", "program", "programs", "programme", "plan", "plans", "policy", "fund", "funds", "message", "address", "report", "day", "days", "spirit", "spirits", "ghost", "man", "men", "woman", "women", "people", "national", "annual", "legislature", "legislation", "congressional", "cabinet", "branch", "commerce", "agriculture", "labor", "labour", "industry", "industries", "finance", "defense", "defence", "war", "peace", "order", "justice", "health", "education", "welfare", "interior", "treasury", "world", "earth", "nature", "history", "science", "art", "arts", "heaven", "member", "members", "messrs", "chairman", "secretary", "legislative", "judicial", "service", "services", "system", "systems", "fiscal", "year", "years", "month", "months", "week", "today", "tonight", "yesterday", "tomorrow", "chapter", "book", "volume", "page", "contents", "preface", "introduction", "appendix", "index", "note", "notes", "summary", "conclusion", "recommendations", "recommendation", "table", "figure", "coach", "division", "capital", "ph.d", "ph.d.", "phd", "ba", "ma", "mba", "bsc", "msc", "b.a.", "m.a.", "md", "revenue", "revenues", "congresses", "continent", "continents", "dominion", "dominions"])
+GENERIC = frozenset(["government", "governments", "executive", "federal", "bank", "banks", "nationwide", "child", "children", "nation", "nations", "state", "states", "administration", "budget", "budgets", "board", "church", "west", "east", "north", "south", "western", "eastern", "northern", "southern", "central", "republic", "empire", "kingdom", "court", "courts", "house", "commission", "committee", "council", "department", "agency", "office", "bureau", "authority", "corporation", "company", "party", "association", "society", "university", "college", "school", "hospital", "museum", "library", "station", "airport", "city", "town", "county", "province", "region", "district", "river", "lake", "mountain", "mountains", "island", "islands", "valley", "sea", "ocean", "street", "avenue", "road", "square", "park", "bridge", "palace", "castle", "cathedral", "temple", "piazza", "hall", "theatre", "theater", "chapter", "section", "part", "title", "article", "act", "bill", "law", "laws", "treaty", "agreement", "charter", "conference", "convention", "program", "programs", "programme", "plan", "plans", "policy", "fund", "funds", "message", "address", "report", "day", "days", "spirit", "spirits", "ghost", "man", "men", "woman", "women", "people", "national", "annual", "legislature", "legislation", "congressional", "cabinet", "branch", "commerce", "agriculture", "labor", "labour", "industry", "industries", "finance", "defense", "defence", "war", "peace", "order", "justice", "health", "education", "welfare", "interior", "treasury", "world", "earth", "nature", "history", "science", "art", "arts", "heaven", "member", "members", "messrs", "chairman", "secretary", "legislative", "judicial", "service", "services", "system", "systems", "fiscal", "year", "years", "month", "months", "week", "today", "tonight", "yesterday", "tomorrow", "chapter", "book", "volume", "page", "contents", "preface", "introduction", "appendix", "index", "note", "notes", "summary", "conclusion", "recommendations", "recommendation", "table", "figure", "coach", "division", "capital", "ph.d", "ph.d.", "phd", "ba", "ma", "mba", "bsc", "msc", "b.a.", "m.a.", "md", "revenue", "revenues", "congresses", "continent", "continents", "dominion", "dominions", "territory", "territories"])
 
 # head word (the name's last word) -> the label it implies
 HEADS: dict[str, str] = {}
@@ -51,6 +51,7 @@ for _label, _words in {
         revolution rebellion uprising crisis massacre siege summit expo exposition marathon prix derby bowl
         offensive campaign awards contest tour expedition ceremony""",
     "LAW": "act treaty agreement accord pact charter constitution protocol amendment code doctrine statute bill law",
+    "MISC": "award medal prize trophy chart",  # an award or a chart: no body, place or person (domain: Other)
 }.items():
     HEADS.update((_w, _label) for _w in _words.split())
 
@@ -83,7 +84,8 @@ for _label, _words in {
         pianist violinist bassist vocalist coach manager diplomat statesman activist missionary monk nun explorer
         astronaut surgeon physician nurse teacher professor son daughter wife husband brother sister father mother
         founder chairman senator governor mayor candidate pilot sailor spy novelist screenwriter director
-        cinematographer sculptor photographer playwright critic broadcaster presenter host""",
+        cinematographer sculptor photographer playwright critic broadcaster presenter host character protagonist
+        antagonist villain heroine""",
 }.items():
     CLASSIFIERS.update((_w, _label) for _w in _words.split())
 
@@ -130,8 +132,9 @@ PREFIXES = {w: label for label, words in {
     "GPE": "fort port",
     "FAC": "via rue piazza plaza avenue avenida boulevard calle",
     "ORG": "university bank house church",
-    "EVENT": "battle siege",
+    "EVENT": "battle siege operation",
     "LAW": "treaty",
+    "PRODUCT": "hms uss hmas hmcs hmnzs",  # a ship: "HMS Ardent"
 }.items() for w in words.split()}
 
 MODAL = frozenset(["would", "could", "might", "may", "should", "shall", "must", "will", "'d", "'ll", "wo"])
@@ -168,3 +171,4 @@ def split_title(name: str) -> tuple[str, str]:
     if n == 0 or words[n].lower() in ("of", "for", "to"):
         return "", name
     return " ".join(words[:n]), " ".join(words[n:])
+

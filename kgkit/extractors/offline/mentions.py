@@ -26,8 +26,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
+from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
+    COMPASS,
     DEMONYMS,
     GENERIC,
     HEADS,
@@ -40,7 +42,7 @@ from kgkit.extractors.offline.lexicon import (
 from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, NAME, head_label, mention_votes, outside_title
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
 __all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
 
@@ -60,6 +62,14 @@ _ROMAN = re.compile(r"[IVXLC]+\.?")
 _NOT_NAMES = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PRP", "PRP$", "WDT", "WP", "WRB", "CC", "UH"])
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
 _DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
+# titles that open no organisation's name: "Admiral Dufek" is a person whatever spaCy said
+_RANKS = frozenset(["admiral", "commodore", "captain", "colonel", "lieutenant", "sergeant", "corporal", "marshal",
+                    "senator", "congressman", "congresswoman", "governor", "mayor", "ambassador", "bishop", "archbishop",
+                    "cardinal", "pope", "rabbi", "reverend", "professor", "king", "queen", "emperor", "empress",
+                    "prince", "princess", "duke", "duchess", "sultan", "shah", "tsar", "czar", "kaiser", "midshipman"])
+# generic words that qualify rather than name ("Federal Government", "National Committee")
+_ADJECTIVAL = frozenset(["federal", "national", "executive", "central", "western", "eastern", "northern", "southern",
+                         "annual", "legislative", "judicial", "fiscal", "congressional", "west", "east", "north", "south"])
 
 
 @dataclass(frozen=True)
@@ -185,6 +195,8 @@ def _candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
         if (ent.label_ == "EVENT" and previous is not None and previous.end == ent.start and previous.label_ in NUMERIC_LABELS
                 and len(previous) == 1 and re.fullmatch(r"\d{4}|[IVXLC]+", previous.text)):
             start = previous.start  # "2002 Winter Olympics"
+        while ent.label_ == "PERSON" and start > 0 and _first_name_before(doc[start - 1], ent):
+            start -= 1  # "Anatoly [Borisovich Chubais]": a proper noun the NER left out before a person's name
         spans.append((start, ent.end, ent.label_))
     for run in _proper_runs(doc) + _acronyms(doc):
         if not any(s[0] < run[1] and run[0] < s[1] for s in spans):
@@ -194,6 +206,13 @@ def _candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
     if quoted:
         spans = [s for s in spans if not any(s[0] < q[1] and q[0] < s[1] for q in quoted)] + quoted
     return sorted(spans)
+
+
+def _first_name_before(token: Token, ent: Span) -> bool:
+    """A capitalised proper noun just before a person's name, outside any entity, that modifies a word of it."""
+    return (token.tag_ == "NNP" and token.is_alpha and token.is_title and not token.ent_type_ and not token.is_sent_end
+            and token.dep_ == "compound" and ent.start <= token.head.i < ent.end and token.lower_ not in TITLES
+            and token.lower_ not in GENERIC and token.lower_ not in DEMONYMS)
 
 
 def _acronyms(doc: Doc) -> list[tuple[int, int, str]]:
@@ -291,7 +310,8 @@ def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[
             last = t.i
             break
     for t in doc[first + 1 : last - 1]:  # "World War I. Angell was ...": a sentence the parser did not see end
-        if _ROMAN.fullmatch(t.text) and t.text.endswith(".") and doc[t.i + 1].is_title:
+        if _ROMAN.fullmatch(t.text) and t.text.endswith(".") and doc[t.i + 1].is_title \
+                and not (len(t.text) == 2 and doc[t.i - 1].lower_ in GIVEN_NAMES):  # "Robert L. Ghormley" goes on
             last = t.i + 1
             break
     for t in doc[first + 1 : last]:  # "A, C, and E. However, Admiral Halsey": an adverb opening a sentence
@@ -318,7 +338,9 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     while tokens and quoted and (tokens[0].is_punct or tokens[0].is_space):
         tokens.pop(0)
     while tokens and not quoted and (
-        tokens[0].lower_ in _DETERMINERS or tokens[0].is_punct or tokens[0].is_space
+        (tokens[0].lower_ in _DETERMINERS and not (label == "WORK_OF_ART" and tokens[0].text in ("A", "An")
+                                                   and not tokens[0].is_sent_start and len(tokens) > 1))
+        or tokens[0].is_punct or tokens[0].is_space
         or (tokens[0].text in _POSSESSIVES)
         or (tokens[0].is_lower and tokens[0].is_alpha and tokens[0].lower_ not in NAME_PARTICLES)
         or (tokens[0].like_num and any(c.isdigit() for c in tokens[0].text) and not (event and len(tokens) > 1))
@@ -330,16 +352,23 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     # trailing: possessive 's, punctuation, prepositions, conjunctions, determiners, lower-case words
     while tokens and (
         tokens[-1].tag_ == "POS" or tokens[-1].pos_ in ("PUNCT", "ADP", "CCONJ", "DET") or tokens[-1].is_space
+        or (tokens[-1].tag_ == "RB" and label != "WORK_OF_ART" and len(tokens) > 1)  # "Federal and Federally"
         or (tokens[-1].is_lower and tokens[-1].is_alpha and tokens[-1].lower_ not in SUFFIXES)
-    ) and not (quoted and not tokens[-1].is_punct):
+    ) and not (quoted and not tokens[-1].is_punct) and not _hyphenated_end(tokens, label):
         tokens.pop()
     if not tokens:
         return None
     # titles: "Prime Minister Churchill" -> Churchill, title "Prime Minister"
     title_tokens: list[Token] = []
-    honorific = tokens[0].lower_ in HONORIFICS
-    if honorific or label in ("PERSON", NAME):
+    honorific = tokens[0].lower_ in HONORIFICS or (
+        label == "ORG" and len(tokens) == 2 and tokens[0].lower_ in _RANKS and head_label(tokens) is None)
+    if places.kind(" ".join(t.text for t in tokens)) is not None:
+        pass  # "Saint Lucia", "King George Island": a place, no title
+    elif honorific or label in ("PERSON", NAME):
         while len(tokens) > 1 and (tokens[0].lower_ in TITLES or (tokens[0].text in (".", "-") and title_tokens)):
+            if (label == "PERSON" and not title_tokens and len(tokens) == 2 and tokens[0].lower_ in GIVEN_NAMES
+                    and not outside_title(doc, tokens[0])):
+                break  # "Dean Acheson", "Earl Warren": a given name, not a title
             title_tokens.append(tokens.pop(0))
     if tokens and tokens[0].lower_ in ("of", "for", "to") and title_tokens:
         return None  # "Secretary of Agriculture": a role
@@ -350,7 +379,8 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     if sum(c.isalpha() for t in tokens for c in t.text) == 1:
         return None  # a letter ("E.", "islands A, C, and E."): no name
     if all(t.lower_ in GENERIC or t.lemma_.lower() in GENERIC or t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct
-           or t.tag_ == "POS" or (t.lower_.endswith("s") and t.lower_[:-1] in GENERIC) for t in tokens):
+           or t.tag_ == "POS" or (t.lower_.endswith("s") and t.lower_[:-1] in GENERIC) for t in tokens) \
+            and not _generic_name(tokens, label):
         return None  # "Government", "Federal Government", "Budget the Bank", "Republics"
     if len(tokens) > 2 and tokens[0].lower_ == "list" and tokens[1].lower_ == "of":
         return None  # "List of Taito games": a page, not a thing
@@ -393,6 +423,27 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     title = " ".join(filter(None, (outside_title(doc, doc[first]), " ".join(t.text for t in title_tokens))))
     return Mention(name=domain.canonical_name(name), type=etype, label=label, start=start, end=end,
                    first=tokens[0].i, last=tokens[-1].i + 1, title=title, votes=votes)
+
+
+def _hyphenated_end(tokens: list[Token], label: str) -> bool:
+    """A name ending in a lower-case part after a hyphen: "Kim Won-yong", "Prayut Chan-o-cha" (a person's name
+    the hyphen joins, spaced or not; another name only when nothing spaces the hyphen)."""
+    return (len(tokens) >= 3 and tokens[-1].is_alpha and tokens[-2].text in _HYPHENS and tokens[-3].is_alpha
+            and (label == "PERSON" or not (tokens[-3].whitespace_ or tokens[-2].whitespace_)))
+
+
+def _generic_name(tokens: list[Token], label: str) -> bool:
+    """Generic words that still make a name: a body or place "of" or "for" something capitalised ("Department of
+    Labor", "Church of the East"), a compass word and a natural feature ("North Sea"), or a noun before the head
+    word of an organisation spaCy called one ("Labour Party", "State Department"; not "Federal Government")."""
+    first, last = tokens[0].lower_, tokens[-1]
+    if (len(tokens) > 2 and tokens[1].lower_ in ("of", "for") and first not in TITLES and last.text[:1].isupper()
+            and HEADS.get(first) in ("ORG", "GPE", "LOC", "FAC")):
+        return True
+    if len(tokens) == 2 and first in COMPASS and HEADS.get(last.lower_) == "LOC":
+        return True
+    return (len(tokens) == 2 and label == "ORG" and HEADS.get(last.lower_) == "ORG" and first not in _ADJECTIVAL
+            and first not in TITLES and tokens[0].text[:1].isupper())
 
 
 def _keeps_dot(name: str) -> bool:

@@ -14,7 +14,11 @@ label but not a head word or a classifying noun):
   publishing ("Epic released Renegades", "X was published");
 - a place: a compass word before "of" ("southwest of Flagstaff"), "near" or "past" before it, or a known region or
   country just after a comma ("McKees Rocks, Pennsylvania");
-- a group: a nationality word alone ("Americans" is no person).
+- a group: a nationality word alone ("Americans" is no person);
+- an award: "X-nominated", "X-winning".
+
+A classifying noun also types the list it introduces ("missiles such as Cirit and UMTAS"), and a city before a
+plural nickname is a team ("Los Angeles Lakers": 2.0).
 
 >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
 >>> from kgkit.extractors.offline.gazetteer import load_places
@@ -31,8 +35,8 @@ import re
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
-from kgkit.extractors.offline.gazetteer import Places
 from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
     BY_PERSON,
     CLASSIFIERS,
@@ -83,8 +87,9 @@ def head_label(tokens: list[Token]) -> str | None:
     words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
     of = next((n for n, t in enumerate(words) if t.lower_ in ("of", "for", "on")), 0)
     last = _head_word(words[-1])
-    if of > 0 and (head := _head_word(words[of - 1])) is not None and last in (None, "GPE", "LOC"):
-        return head  # "Government of the United States", "Gulf of Mexico", not "Gulf of Mexico Alliance"
+    if of > 0 and (head := _head_word(words[of - 1])) is not None and (last in (None, "GPE", "LOC")
+                                                                      or head in ("EVENT", "LAW")):
+        return head  # "Government of the United States", "Gulf of Mexico", "Act of Union", not "Gulf of Mexico Alliance"
     if last is not None and len(tokens) > 1:
         return last
     if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
@@ -130,6 +135,8 @@ def _classifier(doc: Doc, tokens: list[Token], root: Token) -> str | None:
     before = doc[tokens[0].i - 1] if tokens[0].i > 0 else None
     if before is not None and before.is_lower and (label := CLASSIFIERS.get(before.lemma_.lower())) is not None:
         return label  # "the cruiser Prinz Eugen", "the film Aanandam"
+    if (label := _listed(root)) is not None:
+        return label  # "missiles such as Cirit and UMTAS", "the television series Lost, Alias and Fringe"
     head = root.head
     if (root.dep_ == "pobj" and head.lower_ == "of" and head.head.is_lower and head.head.i < root.i
             and (label := CLASSIFIERS.get(head.head.lemma_.lower())) in ("GPE", "LOC")):
@@ -146,6 +153,26 @@ def _classifier(doc: Doc, tokens: list[Token], root: Token) -> str | None:
     return None
 
 
+def _listed(root: Token) -> str | None:
+    """The label of the plural noun a list of names exemplifies: "NOUNS such as A, B and C", "NOUNS including A",
+    "NOUNS like A"; or of the common noun just before the list's first name ("the television series Lost, Alias
+    and Fringe": the second and third names)."""
+    first = root
+    while first.dep_ == "conj" and first.head.i < first.i:
+        first = first.head
+    head = first.head
+    if first.dep_ == "pobj" and (head.lower_ in ("including", "like") or (
+            head.lower_ == "as" and head.i > 0 and head.doc[head.i - 1].lower_ == "such")):
+        noun = head.head.head if head.head.lower_ == "such" else head.head
+        if noun.tag_ == "NNS" and (label := CLASSIFIERS.get(noun.lemma_.lower())) is not None:
+            return label
+    if first is not root and first.left_edge.i > 0:
+        before = first.doc[first.left_edge.i - 1]
+        if before.is_lower and before.pos_ == "NOUN" and (label := CLASSIFIERS.get(before.lemma_.lower())) is not None:
+            return label
+    return None
+
+
 def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str | None:
     """What the words around a name say it is (see the module's docstring), or None."""
     head = root.head
@@ -159,6 +186,8 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
         words = {t.lower_ for t in inside}
         if any(_YEAR.fullmatch(t.text) for t in inside) and (words & _BIO or words & _MONTHS):
             return "PERSON"  # "(11 October 1874, in Liegnitz - ...", "(born 1963 in ...)"
+    if end + 1 < len(doc) and doc[end].text in ("-", "–") and doc[end + 1].lower_ in ("nominated", "winning"):
+        return "MISC"  # an award: "Oscar-nominated", "Grammy-winning"
     lemma = head.lemma_.lower()
     if root.dep_ == "pobj" and head.lower_ == "by" and head.head.lemma_.lower() in BY_PERSON:
         return "PERSON"  # "directed by X", "voiced by X"
@@ -179,6 +208,17 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
             if places.kind(" ".join(t.text for t in after[:n])) in ("region", "country"):
                 return "GPE"  # "McKees Rocks, Pennsylvania"
     return None
+
+
+def _team(tokens: list[Token], places: Places) -> bool:
+    """A city or region followed by one or two capitalised words ending in a plural noun that is no head word or
+    nationality ("Los Angeles Lakers", "Kansas City Kings"; not "Salt Lake City", "New York Times")."""
+    last = tokens[-1]
+    if last.tag_ not in ("NNPS", "NNS") or not last.text[:1].isupper() or last.lower_ in DEMONYMS \
+            or last.lower_ in GENERIC or _head_word(last) is not None or tokens[0].lower_ in GIVEN_NAMES:
+        return False
+    return any(places.kind(" ".join(t.text for t in tokens[:n])) in ("city", "region")
+               for n in (len(tokens) - 1, len(tokens) - 2) if n >= 1)
 
 
 def _given_name(tokens: list[Token]) -> bool:
@@ -218,6 +258,8 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
         if title or outside_title(doc, tokens[0]):
             add("PERSON", TITLE_WEIGHT)
         kind = places.kind(name)
+        if head is None and kind is None and _team(tokens, places):
+            add("ORG", HEAD_WEIGHT)  # "San Antonio Spurs", "Fort Wayne Zollner Pistons": a team
         if kind == "country" or kind == "continent":
             add("GPE", COUNTRY_WEIGHT)
         elif kind is not None:
