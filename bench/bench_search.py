@@ -15,8 +15,10 @@ Sets (../shared/data/retrieval, skipped with a message when absent; the demo cor
 - demo known items (tests/data/demo_known_items.csv): `kgkit run` + `kgkit index` on data/demo/sotu_1934_1946
   (the index timed, cold cache), MRR and R@1 of the default search (no --kind).
 
-"default" = SearchConfig() (what `kgkit search` runs: a query embedded by onnxruntime int8, the dense channel
-approximate from 20,000 rows); "exact" = the same ranking with the query embedded by the torch float32 forward and
+"default" = SearchConfig() (what `kgkit search` runs: a query embedded by onnxruntime int8 while the keyword
+channel runs in a worker thread, the dense channel approximate from 20,000 rows); "default, stages in turn" = the
+same with the keyword channel and the embedding one after the other (SearchConfig.overlap False: the same hits,
+the latency without the worker); "exact" = the same ranking with the query embedded by the torch float32 forward and
 the exact dense product (the default before the fast query path: the recall the fast path must keep);
 "approximate dense everywhere" = the default with the product-quantised dense scan at every size and only 200
 candidates re-scored (harsher than the default's 1,000: its recall cost bounds the default's); "previous
@@ -75,7 +77,8 @@ def configs() -> dict:
     default = SearchConfig()
     previous = replace(default, fusion="rrf", weights={"keyword": 1.0, "dense": 1.0, "graph": 0.0}, coverage_power=0,
                        names=False, dense_approximate=None)
-    return {"default": (default, "auto"), "exact": (replace(default, dense_approximate=None), "torch"),
+    return {"default": (default, "auto"), "default, stages in turn": (replace(default, overlap=False), "auto"),
+            "exact": (replace(default, dense_approximate=None), "torch"),
             "approximate dense everywhere": (replace(default, dense_approximate=0, dense_candidates=200), "auto"),
             "previous default": (previous, "torch")}
 

@@ -4,6 +4,7 @@ word pieces, and no torch at all for a query the words answer."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -101,3 +102,31 @@ def test_the_index_embeds_a_question_through_the_query_encoder():
     hits = index.search("who programmed first", channels=("dense",))
     assert hits["id"].tolist()[0] == "c1"
     assert abs(hits["dense_score"].iloc[0] - float(embedder.query("who programmed first") @ index.dense.matrix[0])) < 1e-5
+
+
+@pytest.mark.skipif(not onnx_available(), reason="needs kgkit[search] (onnxruntime, onnx)")
+def test_a_prepared_query_encoding_gives_the_query_vector_or_stops_when_cancelled():
+    embedder = LeanMiniLM()
+    assert LeanMiniLM(query="torch").query_job("x") is None  # the torch forward holds the GIL: no job
+    want = embedder.query(TEXTS[0])  # loads the model: from now on a question can be prepared
+    job = embedder.query_job(TEXTS[0])
+    job.start()  # on onnxruntime's thread
+    assert np.array_equal(job.result(), want)
+    stopped = embedder.query_job(TEXTS[0])
+    stopped.cancel()
+    stopped.start()
+    assert stopped.result() is None
+    again = embedder.query_job(TEXTS[0])  # a cancelled job leaves the session as it was
+    again.start()
+    assert np.array_equal(again.result(), want)
+
+
+@pytest.mark.skipif(not onnx_available() or not hasattr(os, "fork"), reason="needs onnxruntime and fork")
+def test_a_forked_process_embeds_a_question_with_its_own_session():
+    import multiprocessing
+
+    embedder = LeanMiniLM()
+    want = embedder.query(TEXTS[0])  # the parent's session, with onnxruntime's thread, exists before the fork
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        got = pool.apply_async(embedder.query, (TEXTS[0],)).get(timeout=120)  # no hang on a missing thread
+    assert np.array_equal(got, want)

@@ -17,11 +17,12 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -45,6 +46,12 @@ def _normalise_rows(matrix: np.ndarray) -> np.ndarray:
     return (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def _bucket(gram: str, dim: int) -> int:
+    """The bucket of one n-gram (blake2b), remembered: an n-gram recurs many times across texts."""
+    return int.from_bytes(hashlib.blake2b(gram.encode(), digest_size=8).digest(), "little") % dim
+
+
 class HashingEmbedder:
     """Character n-grams (of the accent-free, case-folded text, padded with spaces) hashed into `dim` buckets,
     TF-weighted and L2-normalised. Deterministic across processes (blake2b, not Python's salted hash)."""
@@ -57,12 +64,7 @@ class HashingEmbedder:
         folded = unicodedata.normalize("NFKD", text)
         folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold()
         padded = f" {' '.join(folded.split())} "
-        out = []
-        for n in self.ngrams:
-            for i in range(max(len(padded) - n + 1, 0)):
-                digest = hashlib.blake2b(padded[i : i + n].encode(), digest_size=8).digest()
-                out.append(int.from_bytes(digest, "little") % self.dim)
-        return out
+        return [_bucket(padded[i : i + n], self.dim) for n in self.ngrams for i in range(max(len(padded) - n + 1, 0))]
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -156,6 +158,51 @@ def embed_texts(texts: Sequence[str], *, embedder: Embedder) -> np.ndarray:
 def embed_rows(texts: Sequence[str], *, embedder: Embedder) -> list[np.ndarray]:
     """Batch form for Cache.map: one vector per text, each cached by the text's content."""
     return list(embed_texts(texts, embedder=embedder))
+
+
+def embed_batched(texts: Sequence[str], *, embedder: Embedder | None, cache: Any = None,
+                  progress: Callable[[str, int, int], None] | None = None) -> np.ndarray:
+    """`embedder`'s vectors for `texts` as a (len(texts), dim) float32 array, through `cache` (a StageCache:
+    one entry per text) when given. Texts go shortest first in batches of 64, so a batch pads to texts of about
+    its own length; identical texts are embedded once. `progress("embed", done, total)` after each batch (the
+    search index's add and re-embedding; kgkit.stages.search.index). Without an embedder: (n, 0).
+
+    >>> embed_batched(["b", "a a", "b"], embedder=HashingEmbedder(dim=4)).shape
+    (3, 4)
+    """
+    if embedder is None:
+        return np.zeros((len(texts), 0), dtype=np.float32)
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    ordered = [texts[i] for i in order]
+    unique = list(dict.fromkeys(ordered))
+    done, skipped = 0, 0  # texts embedded; texts the cache answered
+    stats = getattr(cache, "stats", None)  # kgkit.io.cache.Cache counts a map's misses before computing
+    misses_before = stats.misses.get("embed", 0) if stats is not None else 0
+
+    def report(n: int) -> None:
+        nonlocal done, skipped
+        if done == 0 and stats is not None:
+            skipped = len(unique) - (stats.misses.get("embed", 0) - misses_before)
+        done += n
+        if progress is not None:
+            progress("embed", min(skipped + done, len(unique)), len(unique))
+
+    if cache is not None:
+        rows = cache.map(embed_rows, ordered, batch_size=64, on_batch=report, embedder=embedder)
+    else:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(unique), 64):
+            batch = unique[start : start + 64]
+            found.update(zip(batch, embed_rows(batch, embedder=embedder)))
+            report(len(batch))
+        rows = [found[t] for t in ordered]
+    if progress is not None and done:
+        progress("embed", len(unique), len(unique))
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    out[order] = np.stack(rows)
+    return out
 
 
 class CachedEmbedder:

@@ -23,20 +23,28 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgkit.core.records import Record
 from kgkit.stages.search.bm25 import GrowingArray, KeywordIndex
+from kgkit.stages.search.config import (
+    CHANNELS,
+    HIT_COLUMNS,
+    Filters,
+    IndexChanges,
+    Progress,
+    SearchConfig,
+    SearchStore,
+)
 from kgkit.stages.search.dense import DenseIndex
 from kgkit.stages.search.fusion import convex, mmr, rrf
 from kgkit.stages.search.graph import EntityGraph
 from kgkit.stages.search.items import KINDS, SearchItem
 from kgkit.stages.search.names import name_coverage, query_tokens
+from kgkit.stages.search.query import QueryVectors, beside, lookup_possible
 from kgkit.stages.search.text import query_terms
 
 if TYPE_CHECKING:
@@ -45,124 +53,10 @@ if TYPE_CHECKING:
     from kgkit.core.protocols import StageCache
     from kgkit.stages.embed import Embedder
 
-CHANNELS = ("keyword", "dense", "graph")
+__all__ = ["CHANNELS", "HIT_COLUMNS", "Filters", "IndexChanges", "Progress", "SearchConfig", "SearchIndex",
+           "SearchStore"]
+
 RELATION = KINDS.index("relation")
-Progress = Callable[[str, int, int], None]
-"""A progress callback: (stage, done, total), as kgkit.workflows.corpus.Progress."""
-HIT_COLUMNS = ["rank", "id", "kind", "score", "title", "type", "document_id", "chunk_id", "start", "end", "evidence",
-               "text", "documents", "entities", "keyword_rank", "keyword_score", "dense_rank", "dense_score",
-               "graph_rank", "graph_score", "match"]
-
-
-class IndexChanges(Record):
-    """What one `SearchIndex.add` or `remove` changed: items added, replaced (content changed), unchanged, removed."""
-
-    added: int = 0
-    replaced: int = 0
-    unchanged: int = 0
-    removed: int = 0
-
-    def to_json_dict(self) -> dict[str, int]:
-        return self.model_dump()
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """Ranking settings (measured on every shared set at once: bench/RESULTS.md, "Search (issue 16)").
-
-    `fusion`: "convex" (default): score = w_keyword * BM25F / the best BM25F + w_dense * cosine, with
-    w_keyword = weights["keyword"] + (1 - weights["keyword"]) * coverage ** `coverage_power` and w_dense =
-    1 - w_keyword, where coverage is the largest share of the query's terms one keyword hit has (a query whose
-    words one item nearly all has is trusted to its words, a question whose words are spread is trusted to its
-    meaning). "rrf": weighted reciprocal rank fusion, sum of weights[c] / (k + rank), the weights as given.
-    `depth`: how many candidates each channel contributes (the fused list, and so every page, is drawn from
-    those).
-
-    `lookup_dense` scales the dense weight for a lookup: a query whose every term some keyword hit contains
-    (the words are in the index together, so the exact-word channel is trusted; 0 leaves the dense channel out
-    of such a query's fusion, and then it does not run: no query embedding).
-
-    Graph channel (kgkit.stages.search.graph), when the query names entities and weights["graph"] is not 0:
-    `graph_restart` is the PageRank restart probability; a named entity seeds 1 / the chunks that mention it,
-    and the `graph_text_seeds` best dense hits (fused hits when the dense channel did not run) are seeds too,
-    weighing `graph_text_weight` together, each 1/rank; the items the walk reaches then rank first, by
-    PageRank, the rest follow.
-
-    `query_cache`: how many query vectors (by query text) the index keeps, most recently used first, so the
-    next page of a question or a repeated question skips the query embedding (~12 ms with MiniLM); 0: none.
-
-    `dense_approximate`: from this many rows the dense channel scans a product-quantised copy of the vectors
-    (faiss, when installed) and re-scores its `dense_candidates` best rows exactly, instead of the exact product
-    (kgkit.stages.search.dense); None: always exact.
-
-    `names`: items named by the query (an exact name, or a name holding the query as a phrase) rank first
-    (kgkit.stages.search.names); False ranks by the fused score alone."""
-
-    weights: dict[str, float] = field(default_factory=lambda: {"keyword": 0.2, "dense": 0.8, "graph": 1.0})
-    fusion: str = "convex"
-    k: float = 60.0
-    depth: int = 100
-    lookup_dense: float = 0.0
-    query_cache: int = 256
-    dense_approximate: int | None = 20_000
-    dense_candidates: int = 1_000
-    names: bool = True
-    coverage_power: float = 4.0
-    graph_restart: float = 0.3
-    graph_text_seeds: int = 5
-    graph_text_weight: float = 0.1
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Filters every channel applies: item kinds, types (entity or relation type; chunks have none),
-    documents (an item from any of them), and graph time (relations believed at `as_of`)."""
-
-    kind: tuple[str, ...] = ()
-    type: tuple[str, ...] = ()
-    document: tuple[str, ...] = ()
-    as_of: str | None = None
-
-    @classmethod
-    def make(cls, *, kind: str | Sequence[str] | None = None, type: str | Sequence[str] | None = None,
-             document: str | Sequence[str] | None = None, as_of: str | None = None) -> Filters:
-        def tup(v: str | Sequence[str] | None) -> tuple[str, ...]:
-            return () if v is None else (v,) if isinstance(v, str) else tuple(v)
-
-        bad = [k for k in tup(kind) if k not in KINDS]
-        if bad:
-            raise ValueError(f"unknown item kind {bad[0]!r}; kinds are {', '.join(KINDS)}")
-        return cls(tup(kind), tup(type), tup(document), as_of or None)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.kind or self.type or self.document or self.as_of)
-
-
-class SearchStore(Protocol):
-    """Where a SearchIndex keeps its items, vectors and keyword snapshot between runs: what the index needs of
-    a store (`kgkit.io.search_store.IndexStore`, opened by `kgkit.io.search_store.open_index`, is one)."""
-
-    def load(self) -> tuple[list[SearchItem], list[np.ndarray | None], dict[str, Any]]:
-        """Every stored item in stored order, its vector (None when not embedded) and the store's meta."""
-        ...
-
-    def ids(self) -> list[str]: ...
-
-    def set_meta(self, values: dict[str, Any]) -> None: ...
-
-    def write(self, upserts: Sequence[tuple[SearchItem, np.ndarray | None]], *, remove: Sequence[str] = (),
-              meta: dict[str, Any] | None = None, _between_rows: Callable[[int], None] | None = None) -> None:
-        """Atomically and durably: delete `remove`, replace-or-insert `upserts`, update `meta`."""
-        ...
-
-    def save_snapshot(self, arrays: dict[str, np.ndarray], *, ids: Sequence[str]) -> None: ...
-
-    def load_snapshot(self, ids: Sequence[str]) -> tuple[dict[str, np.ndarray], int] | None:
-        """The keyword snapshot and how many of `ids` (a prefix) it covers, or None when it is stale or absent."""
-        ...
-
-    def close(self) -> None: ...
 
 
 class SearchIndex:
@@ -184,8 +78,7 @@ class SearchIndex:
         self._relation_rows: list[int] = []
         self._with_entities = 0  # rows (live or not) that name entities: the graph channel has something to walk
         self._graph: EntityGraph | None = None  # built at the first graph search after a write
-        self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # LRU by (embedder, text)
-        self._query_lock = threading.Lock()
+        self.query_vectors = QueryVectors()  # recent queries' vectors (kgkit.stages.search.query)
         self._lock = threading.Lock()  # concurrent writers: the store groups their commits, memory takes turns
         self._dirty = False  # written since the last keyword snapshot
         self.opened_from = "memory"  # after open: "snapshot" (keyword index loaded), "rows" (rebuilt) or
@@ -246,67 +139,11 @@ class SearchIndex:
     def __len__(self) -> int:
         return len(self.row_of)
 
-    def _query_vector(self, text: str) -> np.ndarray:
-        """The embedder's vector for a query text, from the LRU of recent queries when it is there. An embedder
-        with a `query(text)` method (LeanMiniLM: onnxruntime int8) embeds the query through it."""
-        query = getattr(self.embedder, "query", None)  # an embedder's own path for one query (LeanMiniLM.query)
-        mode = getattr(self.embedder, "query_encoder", "")
-        size, key = self.config.query_cache, (self.embedder.id, mode, text)  # type: ignore[union-attr]
-        if size > 0:
-            with self._query_lock:
-                vector = self._query_vectors.get(key)
-                if vector is not None:
-                    self._query_vectors.move_to_end(key)
-                    return vector
-        vector = np.asarray(query(text) if callable(query) else self.embedder([text])[0],  # type: ignore[misc]
-                            dtype=np.float32)
-        vector.setflags(write=False)
-        if size > 0:
-            with self._query_lock:
-                self._query_vectors[key] = vector
-                while len(self._query_vectors) > size:
-                    self._query_vectors.popitem(last=False)
-        return vector
-
     def _embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """The embedder's vectors for `texts` (through the cache when there is one: one entry per text).
-        Texts go shortest first in batches of 64, so a batch pads to texts of about its own length; identical
-        texts are embedded once. `progress("embed", done, total)` after each batch."""
-        if self.embedder is None:
-            return np.zeros((len(texts), 0), dtype=np.float32)
-        if not texts:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        from kgkit.stages.embed import embed_rows
+        """The embedder's vectors for `texts` (kgkit.stages.embed.embed_batched: through the cache, shortest first)."""
+        from kgkit.stages.embed import embed_batched
 
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        ordered = [texts[i] for i in order]
-        unique = list(dict.fromkeys(ordered))
-        done, skipped = 0, 0  # texts embedded; texts the cache answered
-        stats = getattr(self.cache, "stats", None)  # kgkit.io.cache.Cache counts a map's misses before computing
-        misses_before = stats.misses.get("embed", 0) if stats is not None else 0
-
-        def report(n: int) -> None:
-            nonlocal done, skipped
-            if done == 0 and stats is not None:
-                skipped = len(unique) - (stats.misses.get("embed", 0) - misses_before)
-            done += n
-            if progress is not None:
-                progress("embed", min(skipped + done, len(unique)), len(unique))
-
-        if self.cache is not None:
-            rows = self.cache.map(embed_rows, ordered, batch_size=64, on_batch=report, embedder=self.embedder)
-        else:
-            found: dict[str, np.ndarray] = {}
-            for start in range(0, len(unique), 64):
-                batch = unique[start : start + 64]
-                found.update(zip(batch, embed_rows(batch, embedder=self.embedder)))
-                report(len(batch))
-            rows = [found[t] for t in ordered]
-        if progress is not None and done:
-            progress("embed", len(unique), len(unique))
-        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
-        out[order] = np.stack(rows)
-        return out
+        return embed_batched(texts, embedder=self.embedder, cache=self.cache, progress=progress)
 
     def add(self, items: Iterable[SearchItem], *, vectors: np.ndarray | None = None, progress: Progress | None = None,
             _between_rows: Any = None) -> IndexChanges:
@@ -419,6 +256,24 @@ class SearchIndex:
 
     # ----------------------------------------------------------------- search
 
+    def _keyword(self, query: str, terms: list[str], allowed: np.ndarray | None
+                 ) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, float], bool, float]:
+        """The keyword channel's (rows, scores), the fusion weights its hits imply (SearchConfig: coverage and
+        lookup), whether the query is a lookup, and its wall ms."""
+        started, config = time.perf_counter(), self.config
+        weights = dict(config.weights)
+        rows, scores, matched = self.keyword.search(terms, mask=allowed, limit=config.depth,
+                                                    pairs=self.keyword.query_pairs(query))
+        coverage = int(matched.max()) / len(terms) if len(matched) else 0.0
+        lookup = coverage >= 1.0
+        if config.fusion == "convex" and config.coverage_power:
+            floor = weights.get("keyword", 0.0)
+            weights["keyword"] = floor + (1.0 - floor) * coverage**config.coverage_power
+            weights["dense"] = 1.0 - weights["keyword"]
+        if lookup:
+            weights["dense"] = weights.get("dense", 1.0) * config.lookup_dense
+        return (rows, scores), weights, lookup, round((time.perf_counter() - started) * 1000, 3)
+
     def _name_first(self, query: str, terms: list[str], fused: list[tuple[int, float]], allowed: np.ndarray | None,
                     relations: Sequence[int] = ()) -> tuple[list[tuple[int, float]], dict[int, str]]:
         """Items named by the query first (kgkit.stages.search.names): exact names, then names holding the query
@@ -474,24 +329,30 @@ class SearchIndex:
         depth = self.config.depth  # fixed, so `total` and every page are the same whatever the offset
         config = self.config
         ranked: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        weights = dict(config.weights)
-        lookup = False
+        weights, lookup, vector = dict(config.weights), False, None
+        dense = ("dense" in channels and self.dense is not None and bool(query.strip()) and len(self.dense) > 0
+                 and bool(weights.get("dense", 1.0)))
+        text = query[:2000]
         if "keyword" in channels and terms:
-            rows, scores, matched = self.keyword.search(terms, mask=allowed, limit=depth,
-                                                        pairs=self.keyword.query_pairs(query))
-            coverage = int(matched.max()) / len(terms) if len(matched) else 0.0
-            lookup = coverage >= 1.0
-            if config.fusion == "convex" and config.coverage_power:
-                floor = weights.get("keyword", 0.0)
-                weights["keyword"] = floor + (1.0 - floor) * coverage**config.coverage_power
-                weights["dense"] = 1.0 - weights["keyword"]
-            if lookup:
-                weights["dense"] = weights.get("dense", 1.0) * config.lookup_dense
-            ranked["keyword"] = (rows, scores)
-            t = lap("keyword", t)
-        if "dense" in channels and self.dense is not None and query.strip() and len(self.dense) and weights["dense"]:
-            vector = self._query_vector(query[:2000])
-            t = lap("embed", t)
+            # a question no row has every word of (so no lookup) is embedded on the embedder's own thread while
+            # the keyword channel runs here (kgkit.stages.search.query); any other after it, when it is no lookup
+            job = self.query_vectors.job(self.embedder, text, size=config.query_cache) \
+                if dense and config.overlap and lookup_possible(self.keyword, terms, mask=allowed) is False else None
+            if job is not None:
+                (found, weights, lookup, took), vector = beside(
+                    job, lambda: self._keyword(query, terms, allowed), stop=lambda out: not out[1].get("dense"))
+                if vector is not None:
+                    vector = self.query_vectors.put(self.embedder, text, vector, size=config.query_cache)
+                timings["keyword"] = took
+                t = lap("keyword+embed", t)
+            else:
+                found, weights, lookup, _ = self._keyword(query, terms, allowed)
+                t = lap("keyword", t)
+            ranked["keyword"] = found
+        if dense and weights.get("dense", 1.0):
+            if vector is None:
+                vector = self.query_vectors.vector(self.embedder, text, size=config.query_cache)
+                t = lap("embed", t)
             dmask = self.keyword.alive.view() if allowed is None else allowed
             ranked["dense"] = self.dense.search(vector, mask=dmask, limit=depth, approximate_from=config.dense_approximate,
                                                 candidates=config.dense_candidates)
@@ -527,8 +388,6 @@ class SearchIndex:
             reached = {int(r): 1.0 + float(v) / best for r, v in zip(rows, scores)}
             fused = list(reached.items()) + [(r, v) for r, v in fused if r not in reached]
             t = lap("graph", t)
-        detail = {c: {int(r): (i + 1, float(v)) for i, (r, v) in enumerate(zip(rows, scores))}
-                  for c, (rows, scores) in ranked.items()}
         matches: dict[int, str] = {}
         if config.names and terms:
             relations = [r for r in ranked["keyword"][0].tolist() if self._kind.data[r] == RELATION] \
@@ -543,7 +402,7 @@ class SearchIndex:
             fused = [pool[i] for i in picked]
             t = lap("mmr", t)
         page = fused[offset : offset + limit]
-        frame = hits_frame(page, self.items, detail, offset=offset, matches=matches)
+        frame = hits_frame(page, self.items, _page_detail(page, ranked), offset=offset, matches=matches)
         lap("assemble", t)
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         timings["cpu_total"] = round((time.process_time() - cpu_started) * 1000, 3)
@@ -551,3 +410,15 @@ class SearchIndex:
                            weights={c: weights.get(c, 1.0) for c in ranked},
                            named=graph.entity_ids(named) if named else [])
         return frame
+
+
+def _page_detail(page: Sequence[tuple[int, float]], ranked: dict[str, tuple[np.ndarray, np.ndarray]]
+                 ) -> dict[str, dict[int, tuple[int, float]]]:
+    """Per channel, each page row's (1-based rank, score) in that channel's list, for the rows it has (looked
+    up for the page's rows only, not built for every candidate)."""
+    wanted = np.array([row for row, _ in page], dtype=np.int64)
+    detail = {}
+    for channel, (rows, scores) in ranked.items():
+        at, rank = np.nonzero(wanted[:, None] == np.asarray(rows)[None, :])
+        detail[channel] = {int(wanted[i]): (int(r) + 1, float(scores[r])) for i, r in zip(at, rank)}
+    return detail

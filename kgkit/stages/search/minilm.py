@@ -11,7 +11,7 @@ texts of about its own length. The model loads on the first call, once per proce
 
 A query (`LeanMiniLM.query`, what the search index calls for one question) goes through onnxruntime when it is
 installed (kgkit[search]): the same forward as an ONNX graph written from the same weights
-(kgkit.stages.search.onnx_minilm), int8 by default: ~3 ms of CPU instead of ~14-17 ms, cosine >= 0.98 to the
+(kgkit.stages.search.onnx_minilm), int8 by default: ~2-3 ms of CPU instead of ~14-17 ms, cosine >= 0.98 to the
 float32 vector, recall unchanged within 0.005 on every bench set (bench/RESULTS.md); it imports no torch.
 `query="float32"` gives the float32 vectors to 3e-7 through onnxruntime, `query="torch"` this module's forward.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -33,7 +34,8 @@ QUERY_ENCODERS = ("auto", "int8", "float32", "torch")
 _LOCK = threading.Lock()
 _LOADED: dict[str, Any] = {}
 _TOKENIZER: dict[str, Any] = {}
-_SESSIONS: dict[tuple[str, int], Any] = {}
+_SESSIONS: dict[tuple[int, str, int], Any] = {}  # by process: a forked child has none of onnxruntime's threads
+# (run_async waits on one), so it builds its own session; the parent's copy is left alone (destroying it waits)
 
 
 def minilm_available() -> bool:
@@ -120,18 +122,31 @@ class LeanMiniLM:
         precision = self.query_precision
         if precision == "torch":
             return self([text])[0]
-        base = self._tokenizer()
-        key = (precision, self.threads)
+        key = (os.getpid(), precision, self.threads)
         session = _SESSIONS.get(key)
         if session is None:
             from kgkit.stages.search.onnx_minilm import OnnxMiniLM
 
+            base = self._tokenizer()
             with _LOCK:
                 session = _SESSIONS.get(key)
                 if session is None:
                     session = _SESSIONS[key] = OnnxMiniLM(base["path"], precision=precision, threads=self.threads)
-        limit = min(self.max_tokens, base["config"]["max_position_embeddings"])
-        return session.encode(self._ids(base["tokenizer"], [text], limit))[0]
+        job = session.job(self._query_ids(text))  # on onnxruntime's thread, as beside the keyword channel
+        job.start()
+        return job.result()
+
+    def query_job(self, text: str) -> Any:
+        """`text`'s encoding prepared to start on onnxruntime's thread, then to wait for or cancel
+        (kgkit.stages.search.onnx_minilm.EncodeJob; kgkit.stages.search.query runs it beside the keyword
+        channel), or None when the query encoder is torch or its model is not loaded yet (`query` loads it)."""
+        precision = self.query_precision
+        session = _SESSIONS.get((os.getpid(), precision, self.threads)) if precision != "torch" else None
+        return None if session is None else session.job(self._query_ids(text))
+
+    def _query_ids(self, text: str) -> list[int]:
+        base = self._tokenizer()
+        return self._ids(base["tokenizer"], [text], min(self.max_tokens, base["config"]["max_position_embeddings"]))[0]
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
