@@ -56,10 +56,92 @@ def _children_cpu() -> float:
 
 
 def _cli(*args: str) -> tuple[float, float]:
-    """(wall, CPU) seconds of one `kgkit` CLI process."""
+    """(wall, CPU) seconds of one `kgkit` CLI process (its worker processes' CPU included)."""
+    return _cli_output(*args)[:2]
+
+
+def _cli_output(*args: str) -> tuple[float, float, str]:
+    """(wall, CPU, stdout) of one `kgkit` CLI process."""
     cpu, t = _children_cpu(), time.perf_counter()
-    subprocess.run([*KGKIT, *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t, _children_cpu() - cpu
+    out = subprocess.run([*KGKIT, *args], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return time.perf_counter() - t, _children_cpu() - cpu, out.stdout
+
+
+def _drop_extractions(ws: Path, document: Path) -> int:
+    """Take `document`'s chunks out of the workspace's extraction cache (so that adding it again extracts it
+    for real); how many entries went."""
+    import tempfile
+
+    from kgkit.extractors.offline import OfflineExtractor
+    from kgkit.io import load_domain
+    from kgkit.io.cache import Cache
+    from kgkit.stages.chunk import chunk_document
+    from kgkit.stages.extract import extract_texts
+    from kgkit.workflows.corpus import load_corpus
+
+    folder = Path(tempfile.mkdtemp())
+    shutil.copy(document, folder / document.name)
+    [doc], _ = load_corpus(folder, cache=Cache(folder / ".cache"))
+    shutil.rmtree(folder)
+    cache, domain, extractor = Cache(ws / "cache"), load_domain("general"), OfflineExtractor()
+    keys = {cache.key(extract_texts, [c.text], domain=domain, extractor=extractor)
+            for c in chunk_document(doc, max_chars=2000, overlap_chars=200)}
+    gone = [Path(path) for stage, path, _ in cache.entries() if stage == "extract_texts" and Path(path).stem in keys]
+    for path in gone:
+        path.unlink()
+    return len(gone)
+
+
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a running process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_pids() -> set[int]:
+    return {int(p) for task in Path(f"/proc/{os.getpid()}/task").iterdir()
+            for p in (task / "children").read_text().split()}
+
+
+def mcp_add(ws: Path, document: Path) -> dict:
+    """A real stdio MCP session (`kgkit mcp -w WS --allow add`, the SDK's client) adding `document` with its
+    extraction dropped from the cache: the server's first add (spaCy imported and loaded in it), a retraction,
+    then the same add again, extracted for real again (the steady state of a resident server). Wall seconds of
+    each tool call, and the server process's CPU seconds during it."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kgkit", "mcp", "-w", str(ws), "--allow", "add"],
+                                   env={k: v for k, v in os.environ.items() if k.isupper()})
+    out: dict = {}
+
+    async def call(session: ClientSession, server: int, name: str, **arguments: object) -> dict:
+        cpu, t = _process_cpu(server), time.perf_counter()
+        result = await session.call_tool("add", arguments)
+        wall = time.perf_counter() - t
+        if result.is_error:
+            raise RuntimeError(result.content[0].text)
+        done = json.loads(result.content[0].text)
+        out[name] = {"wall_s": round(wall, 3), "server_cpu_s": round(_process_cpu(server) - cpu, 3),
+                     "extractor_calls": done["extractor_calls"]}
+        return done
+
+    async def main() -> None:
+        before = _children_pids()
+        t = time.perf_counter()
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            out["session_start_s"] = round(time.perf_counter() - t, 3)
+            [server] = _children_pids() - before
+            out["dropped_first"] = _drop_extractions(ws, document)
+            await call(session, server, "first_add", paths=[str(document)])
+            await call(session, server, "retract", remove=[document.name])
+            out["dropped_again"] = _drop_extractions(ws, document)
+            await call(session, server, "resident_add", paths=[str(document)])
+
+    anyio.run(main)
+    return out
 
 
 def _entries(ws: Path, stage: str) -> int:
@@ -124,6 +206,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "add")
     parser.add_argument("--check-spacy", action="store_true", help="also prove the CLI's spaCy parses the same")
+    parser.add_argument("--no-mcp", action="store_true", help="skip the MCP server's add (a stdio session)")
     parser.add_argument("--parse-hashes", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.parse_hashes:
@@ -157,8 +240,8 @@ def main() -> None:
         layouts[name] = {"communities": int(added.graph.entities["community"].nunique()),
                          "layouts_computed": _entries(ws, "force_layout") - before_layouts}
     before_layouts, gazetteer_stored = _entries(ws, "force_layout"), _entries(ws, "gazetteer")
-    cli, cli_cpu = _cli("add", str(outside / BY_CLI), "-w", str(ws))
-    cli_summary = json.loads((ws / "run.json").read_text())
+    cli, cli_cpu, printed = _cli_output("add", str(outside / BY_CLI), "-w", str(ws), "--json")
+    cli_summary = json.loads(printed)
     layouts[BY_CLI] = {"layouts_computed": _entries(ws, "force_layout") - before_layouts}
     shutil.copytree(ws / "cache", full / "cache")
     peer, peer_cpu = _cli("run", str(corpus), "-o", str(full))
@@ -183,6 +266,7 @@ def main() -> None:
         "as_of_after_drops_expired": at is not None
         and not set(after.as_of(at + timedelta(seconds=1)).relations["id"]) & set(expired["id"]),
     }
+    mcp = mcp_add(ws, outside / BY_CLI) if not args.no_mcp else None
     uptime_after = _uptime()
     report = {
         "uptime_before": uptime_before, "uptime_after": uptime_after, "cpus": os.cpu_count(),
@@ -190,12 +274,13 @@ def main() -> None:
         "add_in_process_first": in_process[FIRST], "add_in_process_second": in_process[SECOND],
         "add_cli_s": round(cli, 3), "add_cli_cpu_s": round(cli_cpu, 3),
         "add_cli_extractor_calls": cli_summary["extractor_calls"], "add_cli_timings": cli_summary["timings"],
+        "add_cli_extraction_processes": cli_summary["extraction_processes"],
         "layouts": layouts, "gazetteer_entries_before_cli_add": gazetteer_stored,
         "gazetteer_entries_after_cli_add": _entries(ws, "gazetteer"),
         "peer_full_warm_run_s": round(peer, 3), "peer_full_warm_run_cpu_s": round(peer_cpu, 3),
         "ratio_cli_add_to_full_warm_run": round(cli / peer, 2),
         "byte_identical_to_full_run": same, "remove_cli_s": round(remove, 3), "remove_cli_cpu_s": round(remove_cpu, 3),
-        "retraction": retraction, "target_s": 3.0,
+        "retraction": retraction, "mcp": mcp, "target_s": 3.0,
     }
     if args.check_spacy:
         report["spacy_with_and_without_torch"] = check_spacy()
@@ -206,7 +291,12 @@ def main() -> None:
           f"| add one document, in-process, second add ({SECOND}) | {second['wall_s']:.2f} | {second['cpu_s']:.2f} |\n"
           f"| add one document, CLI process ({BY_CLI}) | {cli:.2f} | {cli_cpu:.2f} |\n"
           f"| full warm run (peer) | {peer:.2f} | {peer_cpu:.2f} |\n"
-          f"| retract one document, CLI | {remove:.2f} | {remove_cpu:.2f} |\n\nload: {uptime_before} / {uptime_after}")
+          f"| retract one document, CLI | {remove:.2f} | {remove_cpu:.2f} |")
+    if mcp is not None:
+        for name, what in (("first_add", "first add"), ("retract", "retraction"), ("resident_add", "add again")):
+            print(f"| MCP server (stdio session), {what} ({BY_CLI}) | {mcp[name]['wall_s']:.2f} | "
+                  f"{mcp[name]['server_cpu_s']:.2f} |")
+    print(f"\nload: {uptime_before} / {uptime_after}")
     if not all(same.values()):
         sys.exit("the incremental result differs from the full run")
     if not (retraction["document_gone"] and retraction["expired_relations"] > 0

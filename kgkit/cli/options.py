@@ -170,18 +170,34 @@ def read_graph_arg(path: Path) -> Any:
 def workspace_errors() -> Iterator[None]:
     """Turn the errors a workflow raises for bad input or a busy workspace into a message and exit code 2 (a
     Dask scheduler that cannot be reached, a cache URL that cannot be opened: configuration errors too)."""
-    from kgkit.core.domain import DomainError
-    from kgkit.io.cache import CacheLocationError
     from kgkit.io.workspace import WorkspaceError
-    from kgkit.llm.errors import PreflightError
-    from kgkit.llm.options import LLMOptionError
-    from kgkit.workflows.executors import ExecutorSpecError
 
     try:
         yield
     except WorkspaceError as exc:
         fail(f"error: {exc}")
-    except (DomainError, LLMOptionError, PreflightError, ExecutorSpecError, CacheLocationError) as exc:  # PreflightError: the model failed its check
-        fail(f"error: {exc}")
     except FileNotFoundError as exc:
         fail(f"error: {exc}")
+    except Exception as exc:
+        if isinstance(exc, _configuration_errors()):
+            fail(f"error: {exc}")
+        raise
+
+
+_CONFIGURATION_ERRORS = {  # module -> exception class: a usage or configuration error (PreflightError: the model failed its check)
+    "kgkit.core.domain": "DomainError", "kgkit.llm.options": "LLMOptionError", "kgkit.llm.errors": "PreflightError",
+    "kgkit.workflows.executors": "ExecutorSpecError", "kgkit.io.cache": "CacheLocationError"}
+
+
+def _configuration_errors() -> tuple[type[BaseException], ...]:
+    """The configuration errors' classes, from the modules already loaded: an error whose module was never
+    imported cannot have been raised, so a command that uses no LLM never imports kgkit.llm for this.
+
+    >>> from kgkit.io.cache import CacheLocationError
+    >>> CacheLocationError in _configuration_errors()
+    True
+    """
+    import sys
+
+    return tuple(getattr(sys.modules[module], name) for module, name in _CONFIGURATION_ERRORS.items()
+                 if module in sys.modules)

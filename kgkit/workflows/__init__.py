@@ -11,19 +11,30 @@ through it and commits its outputs as one generation.
 - `narrate(ws)`: narrative.md + narrative.json.
 """
 
-from kgkit.workflows.graph import as_workspace as as_workspace
-from kgkit.workflows.graph import (
-    build,
-    communities,
-    import_graph,
-    import_siftkg,
-    read_graph,
-    view,
-)
-from kgkit.workflows.index import index, search
-from kgkit.workflows.narrate import narrate
-from kgkit.workflows.resolve import apply, record, resolve, undo
-from kgkit.workflows.run import ExtractResult, RunResult, extract, run
+import sys
+from importlib import import_module
+from types import ModuleType
+from typing import Any
 
-__all__ = ["ExtractResult", "RunResult", "apply", "as_workspace", "build", "communities", "extract", "import_graph",
-           "import_siftkg", "index", "narrate", "read_graph", "record", "resolve", "run", "search", "undo", "view"]
+_EXPORTS = {
+    "ExtractResult": "run", "RunResult": "run", "extract": "run", "run": "run",
+    "as_workspace": "graph", "build": "graph", "communities": "graph", "import_graph": "graph",
+    "import_siftkg": "graph", "read_graph": "graph", "view": "graph",
+    "index": "index", "search": "index", "narrate": "narrate",
+    "apply": "resolve", "record": "resolve", "resolve": "resolve", "undo": "resolve",
+}
+__all__ = sorted(_EXPORTS)
+
+
+class _Workflows(ModuleType):
+    """This package: each name of `__all__` is loaded from its workflow module on first use, so importing one
+    workflow (`kgkit.workflows.add`, a CLI command) does not import all the others (resolution, narration ...).
+    A name is the function even where a submodule has the same name (`run`, `index`, `narrate`, `resolve`)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _EXPORTS:
+            return getattr(import_module(f"kgkit.workflows.{_EXPORTS[name]}"), name)
+        return super().__getattribute__(name)
+
+
+sys.modules[__name__].__class__ = _Workflows

@@ -39,6 +39,7 @@ from typing import Any
 import pandas as pd
 
 from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
+from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME
@@ -47,6 +48,7 @@ from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
+from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import (
     as_workspace,
     domain_of,
@@ -73,11 +75,13 @@ class Added(RunResult):
     retracted: list[str] = field(default_factory=list)  # corpus paths that left the corpus in this add
     expired_relations: int = 0  # relations expired by this add's retractions
     index: dict[str, Any] | None = None  # the search index update (None: the workspace has no index)
+    extraction_processes: int = 0  # worker processes that extracted (the CLI's forked ones); 0: this process
 
     def summary(self) -> dict[str, Any]:
-        """run.json's fields plus added, retracted, expired_relations and index."""
+        """run.json's fields plus added, retracted, expired_relations, index and extraction_processes."""
         return {**super().summary(), "schema": "kgkit.add/1", "added": self.added, "retracted": self.retracted,
-                "expired_relations": self.expired_relations, "index": self.index}
+                "expired_relations": self.expired_relations, "index": self.index,
+                "extraction_processes": self.extraction_processes}
 
 
 def _now() -> str:
@@ -174,12 +178,53 @@ def _read_store(ws: Workspace, graph: Graph | None) -> dict[str, pd.DataFrame]:
     return {"relations": stored.relations, "provenance": stored.provenance, "entities": stored.entities}
 
 
+class _Before:
+    """What an add needs besides the extractions, done once: the current graph and the retracted store read,
+    and the modules of the later steps imported (networkx, decisions, the view, the search index ...). Run
+    while extraction workers in other processes parse (their `while_waiting`), else after the extraction."""
+
+    def __init__(self, ws: Workspace, *, view: bool, index: bool) -> None:
+        self.ws, self.view, self.index = ws, view, index
+        self.called, self.error = False, None
+        self.previous: Graph | None = None
+        self.kept: dict[str, pd.DataFrame] = {}
+
+    def __call__(self) -> None:
+        if self.called:
+            return
+        self.called = True
+        try:
+            self.previous = read_graph(self.ws) if self.ws.exists(GRAPH) else None
+            self.kept = _read_store(self.ws, self.previous)
+            # the modules the build (decisions, splits), the summary (error groups) and communities import
+            import networkx  # noqa: F401
+
+            import kgkit.io.decisions
+            import kgkit.llm.errors
+            import kgkit.stages.resolve
+
+            if self.view:
+                import kgkit.views.explorer.layout
+                import kgkit.views.graph
+            if self.index:
+                import kgkit.workflows.index  # noqa: F401
+        except Exception as exc:  # raised by result(), in the add, not inside the extraction's map
+            self.error = exc
+
+    def result(self) -> tuple[Graph | None, dict[str, pd.DataFrame]]:
+        self()
+        if self.error is not None:
+            raise self.error
+        return self.previous, self.kept
+
+
 def add(
     workspace: Workspace | str | os.PathLike[str],
     files: Sequence[str | os.PathLike[str]] = (),
     *,
     remove: Sequence[str | os.PathLike[str]] = (),
     extractor: Extractor | None = None,
+    executor: Executor | str | None = None,
     at: str | None = None,
     update_index: bool = True,
     max_failures: float = 0.1,
@@ -191,7 +236,9 @@ def add(
     re-read), retract `remove` (moved from the corpus folder into the workspace's removed/ folder) and any file deleted by hand, then bring graph,
     communities, view, extractions.jsonl, run.json and an existing search index up to date with the last run's
     settings. `extractor`: needed only when the run did not use the offline extractor (its id must match the
-    run's). `at`: the retraction time stamped as `expired_at` (default: now, UTC). WorkspaceError when the
+    run's). `executor`: where the new chunks are extracted (kgkit.workflows.executors: "serial" by default,
+    "local:N", a scheduler's address, or an Executor such as the CLI's kgkit.workflows.prefork.ForkedWorkers,
+    whose `batch_size` is then used). `at`: the retraction time stamped as `expired_at` (default: now, UTC). WorkspaceError when the
     workspace has no run to add to.
 
     As with `run`, a result worse than the current generation is not committed unless `keep_partial`: when more
@@ -225,15 +272,22 @@ def add(
         calls_before = cache.stats.computed[extract_texts.stage_name]
         t = clock()
         documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
-                                           exclude=[ws.root])
+                                        exclude=[ws.root])
+        indexed = update_index and (ws.index_dir / DB_NAME).exists()
         timings["load"] = clock() - t
         t = clock()
-        chunks, extractions = extract_documents(
-            documents, cache=cache, domain=dom, extractor=extractor, max_chars=config.get("max_chars", MAX_CHUNK_CHARS),
-            overlap_chars=config.get("overlap_chars", OVERLAP_CHARS), batch_size=OFFLINE_BATCH_SIZE, progress=progress)
+        before = _Before(ws, view=ws.exists(VIEW), index=indexed)
+        with open_executor(executor) as mapper:
+            if hasattr(mapper, "while_waiting"):  # workers in other processes: read while they parse
+                mapper.while_waiting(before)
+            chunks, extractions = extract_documents(
+                documents, cache=cache, domain=dom, extractor=extractor,
+                max_chars=config.get("max_chars", MAX_CHUNK_CHARS), overlap_chars=config.get("overlap_chars", OVERLAP_CHARS),
+                batch_size=getattr(mapper, "batch_size", OFFLINE_BATCH_SIZE), executor=mapper, progress=progress)
+            processes = getattr(mapper, "processes", 0) if getattr(mapper, "used", False) else 0
+        previous, kept = before.result()
         timings["extract"] = clock() - t
         t = clock()
-        previous = read_graph(ws) if ws.exists(GRAPH) else None
         # built directly, not through the cache: an add's extractions are new, so the cache would miss, and its
         # key (a fingerprint of every extraction) costs twice the build; a cached build is byte-identical anyway
         built = build_graph(extractions, domain=dom, learned_at=config.get("learned_at"), **split_options(ws))
@@ -241,8 +295,7 @@ def add(
         paths_now = {d.path for d in documents} | {e.path for e in errors}
         gone = set() if previous is None else {
             str(r.id) for r in previous.documents.itertuples() if r.path not in paths_now}
-        store, expired = _retract(previous, without_communities(built), _read_store(ws, previous), gone,
-                                  at or _now())
+        store, expired = _retract(previous, without_communities(built), kept, gone, at or _now())
         graph = _with_retracted(built, store)
         timings["build"] = clock() - t
         t = clock()
@@ -255,7 +308,7 @@ def add(
                        timings=timings, graph=graph, communities=comms, notes=list(ws.notes),
                        added=added, retracted=sorted({p for p in removed} | {
                            str(r.path) for r in (previous.documents.itertuples() if previous is not None else [])
-                           if str(r.id) in gone}), expired_relations=expired)
+                           if str(r.id) in gone}), expired_relations=expired, extraction_processes=processes)
         emptied = [d.path for d in extractions if d.path in set(added) and d.chunks
                    and all(c.error is not None for c in d.chunks)]
         if reject_if_worse(ws, result, max_failures=max_failures, keep_partial=keep_partial, emptied=emptied,
@@ -278,11 +331,13 @@ def add(
         result.generation = ws.manifest().generation + 1
         gen.write_json(RUN, result.run_summary().to_json_dict(), indent=2)
         gen.commit()
-        if update_index and (ws.index_dir / DB_NAME).exists():
+        if indexed:
             from kgkit.workflows.index import index_report, query_embedder
 
             t = clock()
-            result.index = index_report(ws, embedder=query_embedder(ws)).to_json_dict()
+            # the graph just written and the corpus just read and chunked: not read and chunked again
+            result.index = index_report(ws, embedder=query_embedder(ws), graph=graph,
+                                        corpus_chunks=(documents, errors, chunks), cache=cache).to_json_dict()
             timings["index"] = clock() - t
             result.generation = ws.manifest().generation
     return result

@@ -17,8 +17,9 @@ True
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OVERLAP_CHARS
 from kgkit.core.executor import Executor
@@ -32,6 +33,10 @@ from kgkit.workflows.corpus import Progress, load_corpus
 from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import as_workspace, read_graph
 from kgkit.workflows.records import IndexReport
+
+if TYPE_CHECKING:
+    from kgkit.core.graph import Graph
+    from kgkit.core.records import Chunk, Document, DocumentError
 
 __all__ = ["IndexReport", "index", "index_report", "open_search_index", "query_embedder", "search"]
 
@@ -51,7 +56,8 @@ def index_report(
     workspace: Workspace | str | os.PathLike[str], corpus: str | os.PathLike[str] | None = None, *,
     embedder: Any = None, embedder_name: str | None = None, lock_timeout: float = 60.0,
     progress: Progress | None = None, executor: Executor | str | None = None,
-    cache: Cache | str | os.PathLike[str] | None = None,
+    cache: Cache | str | os.PathLike[str] | None = None, graph: Graph | None = None,
+    corpus_chunks: tuple[Sequence[Document], Sequence[DocumentError], Sequence[Chunk]] | None = None,
 ) -> IndexReport:
     """Add or update the workspace's search index (WORKSPACE/index): entities and relations of graph.json,
     chunks of `corpus` (default: the corpus of the last run, chunked with its sizes). Unchanged items are
@@ -64,7 +70,11 @@ def index_report(
     `executor`: where the embedding batches run (kgkit.workflows.executors: "serial", "threads:N", "local:N"
     for a Dask LocalCluster, "tcp://host:8786" for a running scheduler, or an Executor such as
     `DaskExecutor(client)`); the stored vectors are the serial ones. `cache`: the content-hash cache (a
-    Cache, a folder or an fsspec URL; default WORKSPACE/cache), read and written by this process only."""
+    Cache, a folder or an fsspec URL; default WORKSPACE/cache), read and written by this process only.
+
+    `graph` and `corpus_chunks` (documents, unreadable files, chunks): what a caller that holds the writer lock
+    already has (an add: the graph it wrote, the corpus it read and chunked with the manifest's sizes), used
+    instead of reading graph.json and loading and chunking the corpus again; the index is the same."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="index"):
         config = ws.manifest().config
@@ -74,7 +84,8 @@ def index_report(
             raise WorkspaceError(f"nothing to index in {ws.root}: no graph.json and no corpus folder")
         if folder is not None and not Path(folder).exists():
             raise FileNotFoundError(f"{folder}: no such file or folder (the corpus to index)")
-        graph = read_graph(ws) if has_graph else None
+        if graph is None and has_graph:
+            graph = read_graph(ws)
         items, kinds = [], set()
         mentions: dict[str, list[str]] = {}
         if graph is not None:
@@ -83,13 +94,15 @@ def index_report(
             kinds |= {"entity", "relation"}
         failed = 0
         cache = cache if isinstance(cache, Cache) else Cache(cache if cache is not None else ws.cache_dir)
-        if folder is not None:
+        if corpus_chunks is None and folder is not None:
             documents, errors = load_corpus(folder, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
                                             exclude=[ws.root])
-            failed = len(errors)
-            chunks = [c for d in documents for c in chunk_document(
+            corpus_chunks = documents, errors, [c for d in documents for c in chunk_document(
                 d, max_chars=config.get("max_chars", MAX_CHUNK_CHARS),
                 overlap_chars=config.get("overlap_chars", OVERLAP_CHARS))]
+        if corpus_chunks is not None:
+            documents, errors, chunks = corpus_chunks
+            failed = len(errors)
             items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
             kinds.add("chunk")
         with open_executor(executor) as mapper:  # a name ("local:2", "tcp://host:8786") opens and closes a cluster

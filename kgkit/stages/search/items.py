@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from kgkit.core.records import Chunk, short_hash
@@ -74,9 +74,13 @@ class SearchItem:
         return asdict(self)
 
 
+_HASHED = tuple(f.name for f in fields(SearchItem) if f.name != "hash")
+
+
 def item_hash(item: SearchItem) -> str:
-    """Content hash of every indexed field (not the hash itself)."""
-    data = {k: v for k, v in asdict(item).items() if k != "hash"}
+    """Content hash of every indexed field (not the hash itself). The fields hold strings, numbers, None and
+    tuples of strings, so they go to JSON as they are (what `asdict` would copy first)."""
+    data = {k: getattr(item, k) for k in _HASHED}
     return short_hash(json.dumps(data, sort_keys=True, default=list), length=24)
 
 
