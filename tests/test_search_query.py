@@ -12,7 +12,7 @@ import pytest
 from kgkit.stages.embed import HashingEmbedder
 from kgkit.stages.search import SearchConfig, SearchIndex, SearchItem
 from kgkit.stages.search.bm25 import KeywordIndex
-from kgkit.stages.search.query import beside, lookup_possible
+from kgkit.stages.search.query import beside
 from kgkit.stages.search.text import query_terms
 
 WORDS = ["river", "bank", "money", "loan", "water", "fish", "boat", "bridge", "city", "music", "song", "band", "light",
@@ -143,14 +143,14 @@ def test_lookup_possible_never_says_no_to_a_lookup():
     for n in range(300):
         terms = query_terms(" ".join(rng.choice(WORDS, 1 + n % 4)))
         mask = index.mask(index_filters(n))
-        answer = lookup_possible(index.keyword, terms, mask=mask, budget=4000 if n % 5 else 10)
+        answer = index.keyword.lookup_possible(terms, mask=mask, budget=4000 if n % 5 else 10)
         said[answer] += 1
         has_all = any(alive[r] and mask[r] and set(terms) <= set(query_terms(f"{i.title} {i.body}", max_terms=99))
                       for r, i in enumerate(index.items))
         if answer is not None:
             assert answer == has_all, terms
     assert said[True] and said[False] and said[None]
-    assert lookup_possible(index.keyword, ["unknownword"]) is False
+    assert index.keyword.lookup_possible(["unknownword"]) is False
 
 
 def index_filters(n: int):

@@ -307,6 +307,50 @@ class KeywordIndex:
             rows, final = self._reward_proximity(rows, final, pairs)
         return rows, final, np.floor(hits[rows]).astype(np.int16)
 
+    def lookup_possible(self, terms: Sequence[str], *, mask: np.ndarray | None = None, budget: int = 2048,
+                        few: int = 32) -> bool | None:
+        """Whether some live row allowed by `mask` has every one of `terms` (what a lookup needs, SearchConfig),
+        read cheaply from the keyword index, or None (not known) when that would read more than ~`budget` index
+        entries: the rarest term's rows, narrowed by the next rarest terms' posting lists (rows ascending: a binary
+        search) until the rows are at most `few` or their own entries fewer than the next list, then the rows' own
+        entries in the forward index (a row's entries are its distinct terms) for the terms left.
+
+        >>> k = KeywordIndex()
+        >>> k.add_many([("Ada", "wrote the first program"), ("Bob", "ran the first mile")])
+        0
+        >>> k.settle()
+        >>> k.lookup_possible(["first", "program"]), k.lookup_possible(["program", "mile"]), k.lookup_possible(["zzz"])
+        (True, False, False)
+        """
+        df = self.df.view()
+        ids = [self.vocab.get(t) for t in dict.fromkeys(terms)]
+        if not ids or any(i is None or df[i] == 0 for i in ids):
+            return False
+        ids.sort(key=lambda i: int(df[i]))  # type: ignore[arg-type]
+        if df[ids[0]] > budget:
+            return None
+        rows = self.e_row.data[self._posting(ids[0])].astype(np.int64)
+        alive, start = self.alive.data, self.row_start.data
+        rows = rows[alive[rows] if mask is None else alive[rows] & mask[rows]]
+        rest = ids[1:]
+        while rest and len(rows):
+            low, size = start[rows], start[rows + 1] - start[rows]
+            total = int(size.sum())
+            if total <= budget and (len(rows) <= few or total <= df[rest[0]]):
+                break  # the rows' own entries are few: read them
+            if df[rest[0]] > budget:
+                return None
+            other = self.e_row.data[self._posting(rest[0])]
+            rows = rows[other[np.minimum(np.searchsorted(other, rows), len(other) - 1)] == rows]
+            rest = rest[1:]
+        if not rest or not len(rows):
+            return bool(len(rows))
+        at = np.repeat(low - np.cumsum(size) + size, size) + np.arange(total)  # the rows' entries, row after row
+        wanted, found = np.sort(np.array(rest, dtype=np.int64)), self.e_term.data[at]
+        hit = wanted[np.minimum(np.searchsorted(wanted, found), len(wanted) - 1)] == found
+        has = np.add.reduceat(hit.astype(np.int32), np.cumsum(size) - size)  # each row's terms left
+        return bool((has >= len(rest)).any())
+
     def title_rows(self, terms: Sequence[str], *, mask: np.ndarray | None = None, limit: int = 100) -> np.ndarray:
         """Live rows allowed by `mask` whose title has every one of `terms`, shortest title first (then by row):
         the candidates for a name match (kgkit.stages.search.names)."""

@@ -44,7 +44,7 @@ from kgkit.stages.search.fusion import convex, mmr, rrf
 from kgkit.stages.search.graph import EntityGraph
 from kgkit.stages.search.items import KINDS, SearchItem
 from kgkit.stages.search.names import name_coverage, query_tokens
-from kgkit.stages.search.query import QueryVectors, beside, lookup_possible
+from kgkit.stages.search.query import QueryVectors, beside
 from kgkit.stages.search.text import query_terms
 
 if TYPE_CHECKING:
@@ -337,7 +337,7 @@ class SearchIndex:
             # a question no row has every word of (so no lookup) is embedded on the embedder's own thread while
             # the keyword channel runs here (kgkit.stages.search.query); any other after it, when it is no lookup
             job = self.query_vectors.job(self.embedder, text, size=config.query_cache) \
-                if dense and config.overlap and lookup_possible(self.keyword, terms, mask=allowed) is False else None
+                if dense and config.overlap and self.keyword.lookup_possible(terms, mask=allowed) is False else None
             if job is not None:
                 (found, weights, lookup, took), vector = beside(
                     job, lambda: self._keyword(query, terms, allowed), stop=lambda out: not out[1].get("dense"))

@@ -7,7 +7,7 @@ its model is loaded) embeds a question on onnxruntime's own thread while this th
 embedding is cancelled (onnxruntime checks the flag between graph nodes). With a second core free the two
 stages take the longer of the two instead of their sum; on a busy machine the two share a core and take about
 their sum, as one after the other (bench/RESULTS.md, "Search (issue 16)"). The index starts one only for a
-question no row has every word of (`lookup_possible`), so a lookup never pays for an embedding.
+question no row has every word of (`KeywordIndex.lookup_possible`), so a lookup never pays for an embedding.
 
 >>> from kgkit.stages.embed import HashingEmbedder
 >>> vectors = QueryVectors()
@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from kgkit.stages.search.bm25 import KeywordIndex
+    pass
 
-__all__ = ["EncodeJob", "QueryVectors", "beside", "lookup_possible"]
+__all__ = ["EncodeJob", "QueryVectors", "beside"]
 
 T = TypeVar("T")
 
@@ -69,52 +69,6 @@ def beside(job: EncodeJob, side: Callable[[], T], *, stop: Callable[[T], bool]) 
     if vector is None:
         raise RuntimeError("the query embedding was cancelled although the keyword channel wanted it")
     return found, vector
-
-
-def lookup_possible(keyword: KeywordIndex, terms: Sequence[str], *, mask: np.ndarray | None = None,
-                    budget: int = 2048, few: int = 32) -> bool | None:
-    """Whether some live row allowed by `mask` has every one of `terms` (what a lookup needs, SearchConfig),
-    read cheaply from the keyword index, or None (not known) when that would read more than ~`budget` index
-    entries: the rarest term's rows, narrowed by the next rarest terms' posting lists (rows ascending: a binary
-    search) until the rows are at most `few` or their own entries fewer than the next list, then the rows' own
-    entries in the forward index (a row's entries are its distinct terms) for the terms left.
-
-    >>> from kgkit.stages.search.bm25 import KeywordIndex
-    >>> k = KeywordIndex()
-    >>> k.add_many([("Ada", "wrote the first program"), ("Bob", "ran the first mile")])
-    0
-    >>> k.settle()
-    >>> lookup_possible(k, ["first", "program"]), lookup_possible(k, ["program", "mile"]), lookup_possible(k, ["zzz"])
-    (True, False, False)
-    """
-    df = keyword.df.view()
-    ids = [keyword.vocab.get(t) for t in dict.fromkeys(terms)]
-    if not ids or any(i is None or df[i] == 0 for i in ids):
-        return False
-    ids.sort(key=lambda i: int(df[i]))  # type: ignore[arg-type]
-    if df[ids[0]] > budget:
-        return None
-    rows = keyword.e_row.data[keyword._posting(ids[0])].astype(np.int64)
-    alive, start = keyword.alive.data, keyword.row_start.data
-    rows = rows[alive[rows] if mask is None else alive[rows] & mask[rows]]
-    rest = ids[1:]
-    while rest and len(rows):
-        low, size = start[rows], start[rows + 1] - start[rows]
-        total = int(size.sum())
-        if total <= budget and (len(rows) <= few or total <= df[rest[0]]):
-            break  # the rows' own entries are few: read them
-        if df[rest[0]] > budget:
-            return None
-        other = keyword.e_row.data[keyword._posting(rest[0])]
-        rows = rows[other[np.minimum(np.searchsorted(other, rows), len(other) - 1)] == rows]
-        rest = rest[1:]
-    if not rest or not len(rows):
-        return bool(len(rows))
-    at = np.repeat(low - np.cumsum(size) + size, size) + np.arange(total)  # the rows' entries, row after row
-    wanted, found = np.sort(np.array(rest, dtype=np.int64)), keyword.e_term.data[at]
-    hit = wanted[np.minimum(np.searchsorted(wanted, found), len(wanted) - 1)] == found
-    has = np.add.reduceat(hit.astype(np.int32), np.cumsum(size) - size)  # each row's terms left
-    return bool((has >= len(rest)).any())
 
 
 class QueryVectors:
