@@ -8,9 +8,10 @@ German film", "the cruiser X").
 
 from __future__ import annotations
 
-__all__ = ["BY_PERSON", "CLASSIFIERS", "COMPASS", "DEMONYMS", "DIRECTIONAL", "GENERIC", "HEADS", "HONORIFICS",
-           "HYPOTHETICAL", "KIN", "LOCATIVE", "MODAL", "MOTION", "NAME_PARTICLES", "NEGATING", "PERSON_SUBJECT",
-           "PREFIXES", "SEIZED", "SUFFIXES", "TITLES", "WORK_OBJECT", "names_nothing", "split_title"]
+__all__ = ["ADJECTIVAL", "BY_PERSON", "CLASSIFIERS", "COMPASS", "DEMONYMS", "DIRECTIONAL", "GENERIC", "HEADS",
+           "HONORIFICS", "HYPOTHETICAL", "KIN", "LOCATIVE", "MODAL", "MOTION", "NAME_PARTICLES", "NEGATING",
+           "PERSON_SUBJECT", "PREFIXES", "RANKS", "SEIZED", "SENTENCE_ADVERBS", "SUFFIXES", "TITLES", "WORK_OBJECT",
+           "names_nothing", "split_title"]
 
 HONORIFICS = frozenset(["mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "sir", "dame", "lady", "lord", "madame", "madam", "mme", "mme.", "mlle", "monsieur", "herr", "frau", "signor", "señor", "senor", "don", "doña", "messrs", "messrs.", "mister", "uncle", "aunt"])
 
@@ -142,6 +143,17 @@ HYPOTHETICAL = frozenset(["hope", "plan", "propose", "want", "wish", "seek", "tr
 NEGATING = frozenset(["fail", "refuse", "decline", "cease", "neglect"])
 
 _FUNCTION_WORDS = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with"])
+
+# titles that open no organisation's name: "Admiral Dufek" is a person whatever spaCy said
+RANKS = frozenset(["admiral", "commodore", "captain", "colonel", "lieutenant", "sergeant", "corporal", "marshal",
+                   "senator", "congressman", "congresswoman", "governor", "mayor", "ambassador", "bishop", "archbishop",
+                   "cardinal", "pope", "rabbi", "reverend", "professor", "king", "queen", "emperor", "empress",
+                   "prince", "princess", "duke", "duchess", "sultan", "shah", "tsar", "czar", "kaiser", "midshipman"])
+# generic words that qualify rather than name ("Federal Government", "National Committee")
+ADJECTIVAL = frozenset(["federal", "national", "executive", "central", "western", "eastern", "northern", "southern",
+                        "annual", "legislative", "judicial", "fiscal", "congressional", "west", "east", "north", "south"])
+SENTENCE_ADVERBS = frozenset(["however", "moreover", "therefore", "meanwhile", "nevertheless", "furthermore",
+                              "thus", "hence", "consequently", "accordingly", "nonetheless", "instead", "indeed"])
 
 
 def names_nothing(name: str) -> bool:

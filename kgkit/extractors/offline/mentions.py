@@ -29,6 +29,7 @@ from kgkit.core.domain import Domain
 from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
+    ADJECTIVAL,
     COMPASS,
     DEMONYMS,
     GENERIC,
@@ -36,6 +37,8 @@ from kgkit.extractors.offline.lexicon import (
     HONORIFICS,
     NAME_PARTICLES,
     PREFIXES,
+    RANKS,
+    SENTENCE_ADVERBS,
     SUFFIXES,
     TITLES,
 )
@@ -62,14 +65,6 @@ _ROMAN = re.compile(r"[IVXLC]+\.?")
 _NOT_NAMES = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PRP", "PRP$", "WDT", "WP", "WRB", "CC", "UH"])
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
 _DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
-# titles that open no organisation's name: "Admiral Dufek" is a person whatever spaCy said
-_RANKS = frozenset(["admiral", "commodore", "captain", "colonel", "lieutenant", "sergeant", "corporal", "marshal",
-                    "senator", "congressman", "congresswoman", "governor", "mayor", "ambassador", "bishop", "archbishop",
-                    "cardinal", "pope", "rabbi", "reverend", "professor", "king", "queen", "emperor", "empress",
-                    "prince", "princess", "duke", "duchess", "sultan", "shah", "tsar", "czar", "kaiser", "midshipman"])
-# generic words that qualify rather than name ("Federal Government", "National Committee")
-_ADJECTIVAL = frozenset(["federal", "national", "executive", "central", "western", "eastern", "northern", "southern",
-                         "annual", "legislative", "judicial", "fiscal", "congressional", "west", "east", "north", "south"])
 
 
 @dataclass(frozen=True)
@@ -295,9 +290,6 @@ def _heading_sentences(doc: Doc) -> set[int]:
     return out
 
 
-_SENTENCE_ADVERBS = frozenset(["however", "moreover", "therefore", "meanwhile", "nevertheless", "furthermore",
-                               "thus", "hence", "consequently", "accordingly", "nonetheless", "instead", "indeed"])
-
 
 def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[int, int]]:
     """A token range cut at a sentence break, at brackets and quotes (the part before them), and split at commas
@@ -315,7 +307,7 @@ def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[
             last = t.i + 1
             break
     for t in doc[first + 1 : last]:  # "A, C, and E. However, Admiral Halsey": an adverb opening a sentence
-        if t.lower_ in _SENTENCE_ADVERBS and doc[t.i - 1].text.endswith("."):
+        if t.lower_ in SENTENCE_ADVERBS and doc[t.i - 1].text.endswith("."):
             last = t.i
             break
     parts, start = [], first
@@ -361,7 +353,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     # titles: "Prime Minister Churchill" -> Churchill, title "Prime Minister"
     title_tokens: list[Token] = []
     honorific = tokens[0].lower_ in HONORIFICS or (
-        label == "ORG" and len(tokens) == 2 and tokens[0].lower_ in _RANKS and head_label(tokens) is None)
+        label == "ORG" and len(tokens) == 2 and tokens[0].lower_ in RANKS and head_label(tokens) is None)
     if places.kind(" ".join(t.text for t in tokens)) is not None:
         pass  # "Saint Lucia", "King George Island": a place, no title
     elif honorific or label in ("PERSON", NAME):
@@ -442,7 +434,7 @@ def _generic_name(tokens: list[Token], label: str) -> bool:
         return True
     if len(tokens) == 2 and first in COMPASS and HEADS.get(last.lower_) == "LOC":
         return True
-    return (len(tokens) == 2 and label == "ORG" and HEADS.get(last.lower_) == "ORG" and first not in _ADJECTIVAL
+    return (len(tokens) == 2 and label == "ORG" and HEADS.get(last.lower_) == "ORG" and first not in ADJECTIVAL
             and first not in TITLES and tokens[0].text[:1].isupper())
 
 
