@@ -53,10 +53,16 @@ def test_graph_page_draws_nodes_with_the_network_blocked(chromium: str, page: Pa
 
 
 def test_injected_markup_never_runs_and_the_renderer_draws(chromium: str, page: Path) -> None:
-    run = bt.run_chromium(page, dump_dom=True, chromium=chromium)
-    assert run.returncode == 0, run.stderr[-3000:]
-    body = re.search(r"<body[^>]*>", run.stdout)
-    assert body, run.stdout[:2000]
+    # The page marks itself drawn two animation frames after the first render. --dump-dom dumps when the
+    # virtual-time budget is spent, and on a loaded machine SwiftShader's first frame can come later than
+    # that (seen once in a full suite on 2 busy cores), so a page not yet drawn gets one more load.
+    for _attempt in range(2):
+        run = bt.run_chromium(page, dump_dom=True, chromium=chromium)
+        assert run.returncode == 0, run.stderr[-3000:]
+        body = re.search(r"<body[^>]*>", run.stdout)
+        assert body, run.stdout[:2000]
+        if 'data-kg-drawn="1"' in body.group(0):
+            break
     assert 'data-kg-drawn="1"' in body.group(0), "the renderer never finished drawing"
     assert "data-pwned" not in body.group(0), "document text was executed as HTML"
     assert "<img" not in run.stdout
