@@ -116,6 +116,23 @@ def test_cache_info_and_prune(tmp_path):
     assert bad.exit_code != 0
 
 
+def test_cache_commands_take_an_fsspec_url(tmp_path):
+    from test_cache import upper
+
+    from kgkit.io.cache import Cache
+
+    url = (tmp_path / "c").as_uri()  # file:///...: the same entries as the folder
+    Cache(url).map(upper, ["a", "b", "c"])
+    info = runner.invoke(app, ["cache", "info", "--cache", url, "--json"])
+    assert info.exit_code == 0, info.output
+    assert json.loads(info.stdout)["stages"]["upper"]["entries"] == 3
+    pruned = runner.invoke(app, ["cache", "prune", "--cache", url, "--stage", "upper"])
+    assert pruned.exit_code == 0 and "removed 3 entries" in pruned.output
+    assert Cache(tmp_path / "c").info().entries == 0
+    unknown = runner.invoke(app, ["cache", "info", "--cache", "nosuchprotocol://bucket/cache"])
+    assert unknown.exit_code == 2 and "nosuchprotocol" in unknown.output
+
+
 # --------------------------------------------------------------------------- export and import-siftkg
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -13,8 +14,11 @@ from kgkit.cli import options as o
 __all__ = ["cache_export", "cache_import", "cache_info", "cache_prune"]
 
 
-def cache_root(cache: Path | None, workspace: Path | None) -> Path:
-    """--cache DIR, or the cache of --workspace DIR."""
+CACHE = typer.Option(None, "--cache", help="Cache folder or fsspec URL (e.g. file:///shared/cache).")
+
+
+def cache_root(cache: str | None, workspace: Path | None) -> str | Path:
+    """--cache DIR or URL, or the cache of --workspace DIR."""
     if cache is not None:
         return cache
     if workspace is not None:
@@ -24,15 +28,18 @@ def cache_root(cache: Path | None, workspace: Path | None) -> Path:
     raise typer.BadParameter("give --cache DIR or --workspace DIR")
 
 
+def open_cache(cache: str | None, workspace: Path | None) -> Any:
+    """The Cache named by --cache or --workspace; exit 2 when a URL cannot be opened."""
+    return o.open_cache(str(cache_root(cache, workspace)), None)
+
+
 def cache_info(
-    cache: Path | None = typer.Option(None, help="Cache folder."),
+    cache: str | None = CACHE,
     workspace: Path | None = typer.Option(None, "-w", "--workspace", help="Workspace whose cache to use."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Entries and bytes per stage."""
-    from kgkit.io.cache import Cache
-
-    info = Cache(cache_root(cache, workspace)).info()
+    info = open_cache(cache, workspace).info()
     if as_json:
         typer.echo(json.dumps(info.to_json_dict(session=False), indent=2, sort_keys=True))
         return
@@ -42,16 +49,14 @@ def cache_info(
 
 
 def cache_prune(
-    cache: Path | None = typer.Option(None, help="Cache folder."),
+    cache: str | None = CACHE,
     workspace: Path | None = typer.Option(None, "-w", "--workspace"),
     older_than: str | None = typer.Option(None, help="Remove entries unused for this long (e.g. 30d, 12h)."),
     stage: str | None = typer.Option(None, help="Remove every entry of this stage (e.g. extract_texts)."),
     max_size: str | None = typer.Option(None, help="Then remove least recently used entries down to this size."),
 ) -> None:
     """Remove entries by age, stage or total size. With no option, removes nothing."""
-    from kgkit.io.cache import Cache
-
-    report = Cache(cache_root(cache, workspace)).prune(
+    report = open_cache(cache, workspace).prune(
         older_than_seconds=o.duration(older_than) if older_than else None, stage=stage,
         max_bytes=o.size(max_size) if max_size else None)
     typer.echo(f"removed {report['removed']} entries ({report['bytes_freed'] / 1e6:.2f} MB), kept {report['kept']}")
@@ -59,22 +64,18 @@ def cache_prune(
 
 def cache_export(
     archive: Path = typer.Argument(..., help="Archive to write (.tar.gz)."),
-    cache: Path | None = typer.Option(None, help="Cache folder."),
+    cache: str | None = CACHE,
     workspace: Path | None = typer.Option(None, "-w", "--workspace"),
 ) -> None:
     """Pack the cache so others can re-run the same pipeline at zero cost."""
-    from kgkit.io.cache import Cache
-
-    typer.echo(str(Cache(cache_root(cache, workspace)).export(archive)))
+    typer.echo(str(open_cache(cache, workspace).export(archive)))
 
 
 def cache_import(
     archive: Path = typer.Argument(..., help="Archive written by `kgkit cache export`."),
-    cache: Path | None = typer.Option(None, help="Cache folder."),
+    cache: str | None = CACHE,
     workspace: Path | None = typer.Option(None, "-w", "--workspace"),
 ) -> None:
     """Unpack an exported cache into this one."""
-    from kgkit.io.cache import Cache
-
-    added = Cache(cache_root(cache, workspace)).import_archive(archive)
+    added = open_cache(cache, workspace).import_archive(archive)
     typer.echo(f"added {added} entries")
