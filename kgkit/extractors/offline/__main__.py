@@ -1,5 +1,6 @@
 """Maintenance commands of the offline extractor: `python -m kgkit.extractors.offline given-names NAMES_DIR
-LEXEME_PROB` prints kgkit.core.given_names's list rebuilt from its sources (see that module)."""
+LEXEME_PROB` prints kgkit.core.given_names's list rebuilt from its sources, `python -m kgkit.extractors.offline
+place-surnames NAMES_DIR` kgkit.extractors.offline.surnames's (see those modules)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,29 @@ def given_names_main(argv: list[str]) -> None:
     print("\n".join(textwrap.wrap(" ".join(names), 120)))
 
 
+def place_surnames_main(argv: list[str]) -> None:
+    """`place-surnames NAMES_DIR`: print kgkit.extractors.offline.surnames's list, rebuilt from the census file
+    NAMES_DIR/dist.all.last and the gazetteer."""
+    import textwrap
+    from pathlib import Path
+
+    from kgkit.extractors.offline.gazetteer import load_places
+    from kgkit.extractors.offline.surnames import TOP, select_place_surnames
+
+    places = load_places()
+    lines = (Path(argv[0]) / "dist.all.last").read_text(encoding="utf-8").splitlines()
+    names = select_place_surnames(lines, TOP, lambda name: name in places.cities or name in places.regions)
+    print(f"{len(names)} names")
+    print("\n".join(textwrap.wrap(" ".join(names), 120)))
+
+
 if __name__ == "__main__":
     import sys
 
-    if sys.argv[1:2] != ["given-names"] or len(sys.argv) != 4:
-        sys.exit("usage: python -m kgkit.extractors.offline given-names NAMES_DIR LEXEME_PROB")
-    given_names_main(sys.argv[2:])
+    if sys.argv[1:2] == ["given-names"] and len(sys.argv) == 4:
+        given_names_main(sys.argv[2:])
+    elif sys.argv[1:2] == ["place-surnames"] and len(sys.argv) == 3:
+        place_surnames_main(sys.argv[2:])
+    else:
+        sys.exit("usage: python -m kgkit.extractors.offline given-names NAMES_DIR LEXEME_PROB\n"
+                 "       python -m kgkit.extractors.offline place-surnames NAMES_DIR")

@@ -50,9 +50,10 @@ for _label, _words in {
         television radio partners ventures insurance telecom""",
     "EVENT": """war wars battle olympics games championship championships cup tournament festival election elections
         revolution rebellion uprising crisis massacre siege summit expo exposition marathon prix derby bowl
-        offensive campaign awards contest tour expedition ceremony""",
+        offensive campaign awards contest tour expedition ceremony incident fair fest competition pageant""",
     "LAW": "act treaty agreement accord pact charter constitution protocol amendment code doctrine statute bill law",
-    "MISC": "award medal prize trophy chart",  # an award or a chart: no body, place or person (domain: Other)
+    "MISC": "award medal prize trophy chart project program programme",  # an award, a chart, a project: no body,
+    # place or person (domain: Other)
 }.items():
     HEADS.update((_w, _label) for _w in _words.split())
 
@@ -66,14 +67,15 @@ for _label, _words in {
         glacier strait cape coast creek reservoir continent""",
     "FAC": """street avenue road bridge airport station stadium arena building palace castle church cathedral museum
         tower dam mall highway route railway motorway monument temple mosque theatre theater""",
-    "ORG": """company corporation firm band club team party university college school newspaper magazine label
+    "ORG": """company corporation firm band club team party university college school label
         publisher network channel broadcaster airline agency organization organisation institute association
         federation league council committee ministry bank regiment brigade battalion orchestra choir studio
         manufacturer developer retailer charity foundation society duo trio quartet ensemble outfit conglomerate
         subsidiary franchise""",
     "WORK_OF_ART": """album film movie song single novel book series show play opera poem painting sculpture ep
         telenovela documentary sitcom soundtrack musical ballet symphony sonata concerto comic manga anime episode
-        story novella memoir biography track hymn anthem drama miniseries video programme""",
+        story novella memoir biography track hymn anthem drama miniseries video programme newspaper magazine journal
+        periodical broadsheet tabloid game""",
     "PRODUCT": """ship cruiser battleship destroyer submarine carrier frigate aircraft airplane car missile rifle
         locomotive software console device vehicle""",
     "EVENT": """war battle election championship tournament festival olympics summit revolution uprising rebellion
@@ -94,7 +96,7 @@ for _label, _words in {
 # that say so after a verb of motion ("taken to Kwajalein", "fled from Burma")
 LOCATIVE = frozenset(["in", "at", "near", "into", "across", "throughout", "inside", "outside", "within"])
 DIRECTIONAL = frozenset(["to", "from", "toward", "towards", "via", "through"])
-MOTION = frozenset(["go", "come", "send", "take", "fly", "move", "return", "travel", "sail", "march", "bring", "ship", "drive", "carry", "transfer", "evacuate", "deport", "flee", "escape", "retreat", "advance", "withdraw", "arrive", "head", "emigrate", "immigrate", "migrate", "relocate", "run", "walk", "ride", "push", "pass", "break", "fight"])
+MOTION = frozenset(["go", "come", "send", "take", "fly", "move", "return", "travel", "sail", "march", "bring", "ship", "drive", "carry", "transfer", "evacuate", "deport", "flee", "escape", "retreat", "advance", "withdraw", "arrive", "head", "emigrate", "immigrate", "migrate", "relocate", "run", "walk", "ride", "push", "pass", "break", "fight", "flow", "drain", "extend", "stretch", "lead", "link", "connect"])
 # nouns whose "of" names a place ("our invasion of Kwajalein", "the fall of Stalingrad")
 SEIZED = frozenset(["invasion", "occupation", "liberation", "capture", "conquest", "bombing", "bombardment", "defense", "defence", "fall", "siege", "evacuation", "annexation", "blockade", "recapture"])
 

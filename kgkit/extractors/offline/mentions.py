@@ -1,16 +1,19 @@
 """Entity mentions of one parsed text: spaCy's named entities, cleaned, filtered and typed by votes.
 
-- **Boundaries.** A mention is cut at a sentence break, a bracket or a quote inside it, and split at a comma
-  ("Secretaries of Agriculture, Commerce"); leading determiners, numbers (but the year of "2002 Winter Olympics")
-  and lower-case words, trailing particles, possessives and punctuation go. A year just before an event joins it.
+- **Candidates** (kgkit.extractors.offline.spans): spaCy's entities mended where it cuts or splits names, proper-noun
+  runs and acronyms it left out, quoted titles.
+- **Boundaries.** A mention is cut at a sentence break, a bracket or a quote inside it (not a quoted title's nor a
+  nickname's), and split at a comma ("Secretaries of Agriculture, Commerce"); leading determiners, numbers (but
+  the year of "2002 Winter Olympics") and lower-case words, trailing particles, possessives and punctuation go.
+  An acronym in brackets after the name it spells is that name ("the Distinguished Service Medal (DSM)").
 - **Titles.** A title or honorific before a name becomes the `title` attribute: "Prime Minister Churchill" ->
   Churchill (title "Prime Minister"), "Ministers Churchill" -> Churchill. A title alone ("the President", "Head
   Writer") or a role ("Secretary of Agriculture", "Bishop of Pittsburgh") is no entity.
 - **Filters.** A name made only of generic capitalised words, titles and function words ("Government", "Federal
   Government", "Budget the Bank"), a lower-case one ("communist"), a fragment glued to a hyphenated word ("VE" of
   "VE-day") and capitals in a heading-like sentence are dropped; a nationality word before a person's name
-  ("Irishman Tadhg Kennelly") and a decade before a name ("1990s Rocksburg") are no part of it.
-- **Quoted titles.** A quoted title-case phrase (' " Two Doors Down " ') is a work.
+  ("Irishman Tadhg Kennelly") and a decade before a name ("1990s Rocksburg") are no part of it; spans of time
+  ("Pliocene", "Bronze Age") are no names.
 - **Types by votes** (kgkit.extractors.offline.votes): spaCy's label, the name's head word, a classifying noun
   beside it, a title, the gazetteer, a given name and what the context says ("directed by X", "X (1950)",
   "southwest of X") each vote; names in one list add a little for each other's type. The winner is the
@@ -36,29 +39,26 @@ from kgkit.extractors.offline.lexicon import (
     HEADS,
     HONORIFICS,
     NAME_PARTICLES,
-    PREFIXES,
     RANKS,
     SENTENCE_ADVERBS,
     SUFFIXES,
     TITLES,
 )
+from kgkit.extractors.offline.spans import NICKNAMED, QUOTED, candidate_spans, closes, sentence_of, text_of
 from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, NAME, head_label, mention_votes, outside_title
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Doc, Token
 
 __all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
 
 LIST_WEIGHT, LIST_CAP = 0.5, 1.5
-NUMERIC_LABELS = ("DATE", "CARDINAL", "ORDINAL")
-QUOTED = "WORK_OF_ART "  # a quoted title: typed as spaCy's WORK_OF_ART, with the quote's vote
 
 _FUNCTION = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
 _POSSESSIVES = frozenset(["our", "their", "his", "her", "its", "my", "your"])
 _POSSESSIVE = re.compile(r"(?:\s?['’]s|['’])$")
 _EDGE_CHARS = " \t\r\n\"'“”‘’`.,;:!?()[]{}<>-–—_*/\\|"
-_QUOTES = {'"', "“", "”", "``", "''"}
 _HYPHENS = {"-", "–"}
 _NOMINAL_OF = re.compile(r"[a-z]+(?:ion|ment|al)")
 _ROMAN = re.compile(r"[IVXLC]+\.?")
@@ -80,26 +80,6 @@ class Mention:
     votes: tuple[tuple[str, float], ...] = ()  # (domain type, weight), best first
 
 
-def sentence_of(doc: Doc, i: int) -> tuple[int, int]:
-    """(start, end) token bounds of the sentence holding token i, from a table built once per parsed text (spaCy's
-    `Token.sent` walks the document on every call)."""
-    table = doc.user_data.get("kgkit.sentences")
-    if table is None:
-        table = [(0, 0)] * len(doc)
-        for sent in doc.sents:
-            table[sent.start : sent.end] = [(sent.start, sent.end)] * (sent.end - sent.start)
-        doc.user_data["kgkit.sentences"] = table
-    return table[i]
-
-
-def text_of(doc: Doc) -> str:
-    """The parsed text, joined once (spaCy's `Doc.text` joins every token on every call)."""
-    text = doc.user_data.get("kgkit.text")
-    if text is None:
-        text = doc.user_data["kgkit.text"] = doc.text
-    return text
-
-
 def format_votes(votes: Sequence[tuple[str, float]]) -> str:
     """"Location:2.5,Person:1" (the form kept in ExtractedEntity.attributes["votes"])."""
     return ",".join(f"{t}:{w:g}" for t, w in votes)
@@ -112,16 +92,42 @@ def type_of_votes(votes: dict[str, float], fallback: str) -> str:
 
 def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
     """The mentions of a parsed text, in text order (none overlap)."""
-    spans = _candidate_spans(doc)
+    spans = candidate_spans(doc)
     heading = _heading_sentences(doc)
     out: list[Mention] = []
     for first, last, label in spans:
         if domain.entity_type_for_label(label.strip()) is None and label != NAME:
             continue  # a label the domain ignores (DATE, MONEY, ...)
-        for part in _split(doc, first, last, label == QUOTED):
+        for part in _split(doc, first, last, label in (QUOTED, NICKNAMED)):
             if (m := _clean(doc, part[0], part[1], label, domain, places, heading)) is not None:
                 out.append(m)
-    return _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON"))
+    return _spelled_out(doc, _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON")))
+
+
+def _spelled_out(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """An acronym in brackets just after the name it abbreviates is that name: "the Distinguished Service Medal
+    (DSM)", "Norges Statsbaner (NSB)" -> the mention of "DSM" is named and typed as the medal (its surface stays
+    "DSM"; kgkit.stages.coref adds its votes to the name's)."""
+    out: list[Mention] = []
+    for m in mentions:
+        before = out[-1] if out else None
+        if (before is not None and m.last - m.first == 1 and m.first >= 1 and doc[m.first - 1].text == "("
+                and before.last == m.first - 1 and _abbreviates(m.name, before.name)):
+            m = replace(m, name=before.name)  # its own votes join the name's (kgkit.stages.coref adds them up)
+        out.append(m)
+    return out
+
+
+def _abbreviates(short: str, name: str) -> bool:
+    """"DSM" for "Distinguished Service Medal", "U.S.A." for "United States of America" (the initials of its
+    capitalised words, or of all words but function words)."""
+    letters = short.replace(".", "")
+    if not (2 <= len(letters) <= 8 and letters.isalpha() and letters.isupper()):
+        return False
+    words = [w for w in re.split(r"[\s\-–]+", name) if w and w[0].isalpha()]
+    capitals = "".join(w[0] for w in words if w[0].isupper())
+    initials = "".join(w[0].upper() for w in words if w.lower() not in _FUNCTION)
+    return len(words) >= 2 and letters in (capitals, initials)
 
 
 def _pronoun_votes(doc: Doc, mentions: list[Mention], person: str | None) -> list[Mention]:
@@ -177,108 +183,6 @@ def _list_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
     return out
 
 
-def _candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
-    """Entity token ranges with their labels: spaCy's entities (a year before an event joined to it) and quoted
-    titles (which replace the entities inside them)."""
-    ents = list(doc.ents)
-    spans: list[tuple[int, int, str]] = []
-    for n, ent in enumerate(ents):
-        if ent.label_ in NUMERIC_LABELS:
-            continue
-        start = ent.start
-        previous = ents[n - 1] if n else None
-        if (ent.label_ == "EVENT" and previous is not None and previous.end == ent.start and previous.label_ in NUMERIC_LABELS
-                and len(previous) == 1 and re.fullmatch(r"\d{4}|[IVXLC]+", previous.text)):
-            start = previous.start  # "2002 Winter Olympics"
-        while ent.label_ == "PERSON" and start > 0 and _first_name_before(doc[start - 1], ent):
-            start -= 1  # "Anatoly [Borisovich Chubais]": a proper noun the NER left out before a person's name
-        spans.append((start, ent.end, ent.label_))
-    for run in _proper_runs(doc) + _acronyms(doc):
-        if not any(s[0] < run[1] and run[0] < s[1] for s in spans):
-            spans.append(run)
-    spans = _join_hyphens(doc, sorted(spans))
-    quoted = _quoted_titles(doc)
-    if quoted:
-        spans = [s for s in spans if not any(s[0] < q[1] and q[0] < s[1] for q in quoted)] + quoted
-    return sorted(spans)
-
-
-def _first_name_before(token: Token, ent: Span) -> bool:
-    """A capitalised proper noun just before a person's name, outside any entity, that modifies a word of it."""
-    return (token.tag_ == "NNP" and token.is_alpha and token.is_title and not token.ent_type_ and not token.is_sent_end
-            and token.dep_ == "compound" and ent.start <= token.head.i < ent.end and token.lower_ not in TITLES
-            and token.lower_ not in GENERIC and token.lower_ not in DEMONYMS)
-
-
-def _acronyms(doc: Doc) -> list[tuple[int, int, str]]:
-    """Capitals the NER left out ("INSEAD", "DLNA"): an organisation, by default."""
-    return [(t.i, t.i + 1, "ORG") for t in doc if t.tag_ == "NNP" and t.is_upper and t.is_alpha and 3 <= len(t.text) <= 6
-            and not t.ent_type_ and not _ROMAN.fullmatch(t.text)]
-
-
-def _join_hyphens(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """Names cut at a hyphen joined again: "Moravian - Silesian Region", "Cambodia – Vietnam Friendship Monument"
-    (the part after the hyphen has two words or more, so "Japan - China relations" stays two names), and a
-    person's name going on in lower case ("Kang Won - yong")."""
-    out: list[tuple[int, int, str]] = []
-    for span in spans:
-        if out and span[0] == out[-1][1] + 1 and doc[out[-1][1]].text in _HYPHENS and span[1] - span[0] >= 2 \
-                and doc[span[0]].text[:1].isupper():
-            out[-1] = (out[-1][0], span[1], span[2])
-            continue
-        out.append(span)
-    joined = []
-    for first, last, label in out:
-        while (label == "PERSON" and last + 1 < len(doc) and doc[last].text in _HYPHENS and doc[last + 1].is_lower
-               and doc[last + 1].is_alpha and not doc[last + 1].is_stop and len(doc[last + 1].text) <= 5):
-            last += 2
-        joined.append((first, last, label))
-    return joined
-
-
-def _proper_runs(doc: Doc) -> list[tuple[int, int, str]]:
-    """Runs of two or more proper nouns the NER left out whose head or first word says what they are ("Winter
-    Olympics", "Lake Tana"); an event takes the year before it ("2002 Winter Olympics")."""
-    out, i, n = [], 0, len(doc)
-    while i < n:
-        if doc[i].tag_ not in ("NNP", "NNPS") or doc[i].ent_type_:
-            i += 1
-            continue
-        j = i
-        while j < n and (doc[j].tag_ in ("NNP", "NNPS") or (doc[j].lower_ == "of" and j + 1 < n and doc[j + 1].tag_ == "NNP")) \
-                and not (doc[j].ent_type_ and doc[j].ent_type_ not in NUMERIC_LABELS):
-            j += 1
-        tokens = list(doc[i:j])
-        if len(tokens) >= 2 and sentence_of(doc, i) == sentence_of(doc, j - 1):
-            label = head_label(tokens) or PREFIXES.get(tokens[0].lower_) or NAME
-            start = i - 1 if label == "EVENT" and i > 0 and re.fullmatch(r"\d{4}", doc[i - 1].text) else i
-            out.append((start, j, label))
-        elif len(tokens) == 1 and tokens[0].is_alpha and tokens[0].is_title and len(tokens[0].text) > 2:
-            out.append((i, j, NAME))
-        i = max(j, i + 1)
-    return out
-
-
-def _quoted_titles(doc: Doc) -> list[tuple[int, int, str]]:
-    """' " Two Doors Down " ': a quoted phrase of 2-12 words in title case (every word of 4 letters or more
-    capitalised, no ! or ? inside) in one sentence."""
-    out = []
-    for sent in doc.sents:
-        marks = [t.i for t in sent if t.text in _QUOTES]
-        for a, b in zip(marks[::2], marks[1::2]):
-            inner = [t for t in doc[a + 1 : b]]
-            if any(t.text in ("!", "?") for t in inner):
-                continue  # an exclamation or a question is speech, not a title
-            while inner and inner[-1].is_punct:
-                inner.pop()
-            words = [t for t in inner if t.is_alpha]
-            if not 2 <= len(words) <= 12 or not inner[0].text[:1].isupper():
-                continue
-            if all(t.text[:1].isupper() for t in words if len(t.text) >= 4):
-                out.append((inner[0].i, inner[-1].i + 1, QUOTED))
-    return out
-
-
 def _heading_sentences(doc: Doc) -> set[int]:
     """Start tokens of sentences written mostly in capitals (a heading that reached the parser)."""
     out = set()
@@ -293,12 +197,12 @@ def _heading_sentences(doc: Doc) -> set[int]:
 
 def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[int, int]]:
     """A token range cut at a sentence break, at brackets and quotes (the part before them), and split at commas
-    (unless what follows is a suffix: "Inc.", "Jr.", "D.C.") and, unless it is a quoted title, at a slash standing
-    alone ("VFL / AFL")."""
+    (unless what follows is a suffix: "Inc.", "Jr.", "D.C.") and at a slash standing alone ("VFL / AFL"); a quoted
+    title keeps its brackets, commas and slashes ("I Wonder (Departure)", "It's All Wrong, but It's All Right")."""
     sent_end = sentence_of(doc, first)[1]
     last = min(last, sent_end)
     for t in doc[first:last]:
-        if t.text in _BREAKS and t.i > first:
+        if t.text in _BREAKS and t.i > first and not (quoted and t.text in "()[]"):  # "I Wonder (Departure)"
             last = t.i
             break
     for t in doc[first + 1 : last - 1]:  # "World War I. Angell was ...": a sentence the parser did not see end
@@ -312,7 +216,7 @@ def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[
             break
     parts, start = [], first
     for t in doc[first:last]:
-        if (t.text == "," and t.i + 1 < last and doc[t.i + 1].lower_ not in SUFFIXES) or (t.text == "/" and not quoted):
+        if not quoted and ((t.text == "," and t.i + 1 < last and doc[t.i + 1].lower_ not in SUFFIXES) or t.text == "/"):
             parts.append((start, t.i))
             start = t.i + 1
     parts.append((start, last))
@@ -346,7 +250,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         tokens[-1].tag_ == "POS" or tokens[-1].pos_ in ("PUNCT", "ADP", "CCONJ", "DET") or tokens[-1].is_space
         or (tokens[-1].tag_ == "RB" and label != "WORK_OF_ART" and len(tokens) > 1)  # "Federal and Federally"
         or (tokens[-1].is_lower and tokens[-1].is_alpha and tokens[-1].lower_ not in SUFFIXES)
-    ) and not (quoted and not tokens[-1].is_punct) and not _hyphenated_end(tokens, label):
+    ) and not (quoted and (not tokens[-1].is_punct or closes(tokens))) and not _hyphenated_end(tokens, label):
         tokens.pop()
     if not tokens:
         return None
@@ -376,6 +280,8 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         return None  # "Government", "Federal Government", "Budget the Bank", "Republics"
     if len(tokens) > 2 and tokens[0].lower_ == "list" and tokens[1].lower_ == "of":
         return None  # "List of Taito games": a page, not a thing
+    if (len(tokens) == 1 and tokens[0].lower_.endswith("cene")) or (len(tokens) == 2 and tokens[1].lower_ in ("age", "ages")):
+        return None  # a span of time: "Pliocene", "Bronze Age", "Middle Ages"
     if (len(tokens) > 3 and tokens[1].lower_ == "of" and _NOMINAL_OF.fullmatch(tokens[0].lower_)
             and HEADS.get(tokens[-1].lower_) == "LAW"):
         tokens = tokens[2:]  # "Extension of Price Control Act": the act is the thing named
@@ -386,10 +292,11 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         end -= len(possessive.group())
     while start < end and text[start] in _EDGE_CHARS:
         start += 1
-    while end > start and text[end - 1] in _EDGE_CHARS and not (text[end - 1] == "." and _keeps_dot(text[start:end])):
+    while end > start and text[end - 1] in _EDGE_CHARS and not (text[end - 1] == "." and _keeps_dot(text[start:end])) \
+            and not (text[end - 1] == ")" and "(" in text[start:end]):
         end -= 1
     name = " ".join(text[start:end].split())
-    if len(set(name.split())) == 1 and " " in name:  # "Scrooge Scrooge": one name said twice
+    if len(set(name.split())) == 1 and " " in name and not quoted:  # "Scrooge Scrooge": one name said twice
         end = start + len(name.split()[0])
         name = name.split()[0]
     letters = [c for c in name if c.isalpha()]
@@ -415,6 +322,8 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     title = " ".join(filter(None, (outside_title(doc, doc[first]), " ".join(t.text for t in title_tokens))))
     return Mention(name=domain.canonical_name(name), type=etype, label=label, start=start, end=end,
                    first=tokens[0].i, last=tokens[-1].i + 1, title=title, votes=votes)
+
+
 
 
 def _hyphenated_end(tokens: list[Token], label: str) -> bool:

@@ -3,18 +3,24 @@
 spaCy's label is one vote (1.0); the name's head word ("... County", "... University", "... Act": 2.0), a
 classifying noun beside it ("the town of X", "the cruiser X", "X is a German film": 2.5), a title (Person, 2.0),
 a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the gazetteer (a country
-3.0; a city or region 1.5 for a name of several words, 0.8 for one word, 1.1 for one word spaCy called an
-organisation) add theirs. The context adds what it says of the name (1.5 each, so that it outweighs a bare
+3.0; a city or region 1.5 for a name of several words or one word spaCy called a person that is neither a given
+name nor a surname places bear (kgkit.extractors.offline.surnames: "Pirna" yes, "Lincoln" no), else 0.8 for one
+word, 1.1 for one word spaCy called an organisation) add theirs. The context adds what it says of the name (1.5 each, so that it outweighs a bare
 label but not a head word or a classifying noun):
 
 - a person: a given name opening a name of several words ("Leona Naess"); a parenthesis of birth or death after
   it ("Georg Jochmann (11 October 1874 ...", "(born 1963"); the agent of a verb of authorship ("directed by X",
-  "voiced by X"); the subject of "die", "marry", "be born"; a kinship noun ("the son of X", "X's wife");
-- a work: a year alone in brackets after it ("The Wooden Horse (1950)"); the object or passive subject of a verb of
+  "voiced by X"); the subject of "die", "marry", "be born"; "married to X"; a kinship noun ("the son of X", "X's
+  wife");
+- a team: the object of "play for", "sign for", "loan to", "a spell with", "a career with" (not a name of several
+  words spaCy called a person: "played for Paul Desmarais"); a body: "a member of X";
+- a work: a year alone in brackets after it ("The Wooden Horse (1950)") or before it after a possessive ("Taito's
+  1986 Arkanoid"); the object or passive subject of a verb of
   publishing ("Epic released Renegades", "X was published");
-- a place: a compass word before "of" ("southwest of Flagstaff"), "near" or "past" before it, or a known region or
-  country just after a comma ("McKees Rocks, Pennsylvania");
-- a group: a nationality word alone ("Americans" is no person);
+- a place: a compass word before "of" ("southwest of Flagstaff"), "near" or "past" before it, "bordered by" X, or
+  a known region or country just after a comma ("McKees Rocks, Pennsylvania");
+- a group: a nationality word alone ("Americans" is no person), a language's name before a noun ("an English
+  actor");
 - an award: "X-nominated", "X-winning".
 
 A classifying noun also types the list it introduces ("missiles such as Cirit and UMTAS"), and a city before a
@@ -54,6 +60,7 @@ from kgkit.extractors.offline.lexicon import (
     TITLES,
     WORK_OBJECT,
 )
+from kgkit.extractors.offline.surnames import PLACE_SURNAMES
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -70,6 +77,9 @@ _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 _MONTHS = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                      "november", "december"])
 _REGIONS = frozenset(["northwest", "northeast", "southwest", "southeast", "midwest", "mideast"])
+_PLAY_FOR = frozenset(["play", "sign", "score", "debut", "appear", "captain", "compete", "race"])
+_SPELL = frozenset(["loan", "spell", "stint", "career", "contract", "tenure"])
+_BOUNDING = frozenset(["border", "bound", "surround", "flank"])
 _BIO = frozenset(["born", "b.", "née", "nee", "died", "d.", "c.", "ca."])
 
 
@@ -155,7 +165,7 @@ def _classifier(doc: Doc, tokens: list[Token], root: Token) -> str | None:
 
 def _listed(root: Token) -> str | None:
     """The label of the plural noun a list of names exemplifies: "NOUNS such as A, B and C", "NOUNS including A",
-    "NOUNS like A"; or of the common noun just before the list's first name ("the television series Lost, Alias
+    "NOUNS like A", "NOUNS include A", "A, B and C NOUNS"; or of the common noun just before the list's first name ("the television series Lost, Alias
     and Fringe": the second and third names)."""
     first = root
     while first.dep_ == "conj" and first.head.i < first.i:
@@ -166,6 +176,14 @@ def _listed(root: Token) -> str | None:
         noun = head.head.head if head.head.lower_ == "such" else head.head
         if noun.tag_ == "NNS" and (label := CLASSIFIERS.get(noun.lemma_.lower())) is not None:
             return label
+    if (first.dep_ in ("compound", "nmod") and first.conjuncts and head.i > first.i and head.is_lower
+            and root.lower_ not in DEMONYMS and root.pos_ == "PROPN"
+            and head.tag_ == "NNS" and (label := CLASSIFIERS.get(head.lemma_.lower())) is not None):
+        return label  # "the Final Fantasy, Dragon Quest and Kingdom Hearts series", "Stinger and Rapier missiles"
+    if first.dep_ == "dobj" and head.lemma_ == "include":  # "Other nearby settlements include Aldoth, Tarns ..."
+        for noun in head.children:
+            if noun.dep_ == "nsubj" and noun.tag_ == "NNS" and (label := CLASSIFIERS.get(noun.lemma_.lower())) is not None:
+                return label
     if first is not root and first.left_edge.i > 0:
         before = first.doc[first.left_edge.i - 1]
         if before.is_lower and before.pos_ == "NOUN" and (label := CLASSIFIERS.get(before.lemma_.lower())) is not None:
@@ -186,6 +204,9 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
         words = {t.lower_ for t in inside}
         if any(_YEAR.fullmatch(t.text) for t in inside) and (words & _BIO or words & _MONTHS):
             return "PERSON"  # "(11 October 1874, in Liegnitz - ...", "(born 1963 in ...)"
+    start = tokens[0].i
+    if start >= 2 and _YEAR.fullmatch(doc[start - 1].text) and (doc[start - 2].tag_ == "POS" or doc[start - 2].lower_ == "own"):
+        return "WORK_OF_ART"  # "Taito's 1986 Arkanoid", "Coltrane's own 1957 Blue Train"
     if end + 1 < len(doc) and doc[end].text in ("-", "–") and doc[end + 1].lower_ in ("nominated", "winning"):
         return "MISC"  # an award: "Oscar-nominated", "Grammy-winning"
     lemma = head.lemma_.lower()
@@ -198,8 +219,21 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
         return "PERSON"  # "X's wife", "the son of X"
     if (root.dep_ == "dobj" and lemma in WORK_OBJECT) or (root.dep_ == "nsubjpass" and lemma in WORK_OBJECT):
         return "WORK_OF_ART"  # "Epic released Renegades", "X was published"
-    if root.dep_ == "pobj" and ((head.lower_ == "of" and head.head.lower_ in COMPASS) or head.lower_ in ("near", "past")):
-        return "GPE"  # "southwest of Flagstaff", "near Rosharon"
+    if root.dep_ == "pobj" and ((head.lower_ == "of" and head.head.lower_ in COMPASS) or head.lower_ in ("near", "past")
+                                or (head.lower_ == "by" and head.head.lemma_.lower() in _BOUNDING)):
+        return "GPE"  # "southwest of Flagstaff", "near Rosharon", "bordered on the south by Misraq Gojjam"
+    if root.dep_ == "pobj" and head.lower_ == "to" and head.head.lemma_.lower() in ("marry", "married"):
+        return "PERSON"  # "married to Alexandra Colen"
+    first = root
+    while first.dep_ == "conj" and first.head.i < first.i:
+        first = first.head  # "loaned him to Vitesse Arnhem, Everton and Málaga"
+    prep = first.head
+    if first.dep_ == "pobj" and (
+            (prep.lower_ == "for" and prep.head.lemma_.lower() in _PLAY_FOR)
+            or (prep.lower_ in ("to", "at", "with", "from") and prep.head.lemma_.lower() in _SPELL)):
+        return "ORG"  # a team: "played for Treze", "loaned to Málaga", "his spell with Olaria", "a career with Porto"
+    if first.dep_ == "pobj" and prep.lower_ == "of" and prep.head.lemma_.lower() == "member" and prep.head.is_lower:
+        return "ORG"  # "a member of the Spurs"
     if end + 1 < len(doc) and doc[end].text == "," and doc[end + 1].text[:1].isupper():
         after = [doc[end + 1]]
         while len(after) < 3 and after[-1].i + 1 < len(doc) and doc[after[-1].i + 1].pos_ == "PROPN":
@@ -219,6 +253,12 @@ def _team(tokens: list[Token], places: Places) -> bool:
         return False
     return any(places.kind(" ".join(t.text for t in tokens[:n])) in ("city", "region")
                for n in (len(tokens) - 1, len(tokens) - 2) if n >= 1)
+
+
+def _no_surname(token: Token, label: str) -> bool:
+    """A word spaCy called a person that is neither a common surname that places also bear ("Lincoln") nor a given
+    name ("Florence"): as a known place, it votes Location as strongly as a name of several words ("Pirna")."""
+    return label == "PERSON" and token.lower_ not in PLACE_SURNAMES and token.lower_ not in GIVEN_NAMES
 
 
 def _given_name(tokens: list[Token]) -> bool:
@@ -244,7 +284,10 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
     root = _root(tokens)
     if label == "NORP" and not quoted and (cls := _classifier(doc, tokens, root)) is not None:
         add(cls, CLASSIFIER_WEIGHT)  # "Alexeni is a commune ..."
-    if quoted or (label in ("NORP", "LAW", "LANGUAGE") and not title):
+    if (label == "LANGUAGE" and len(tokens) == 1 and tokens[0].lower_ in DEMONYMS and tokens[0].dep_ in ("amod", "compound")
+            and tokens[0].head.pos_ in ("NOUN", "PROPN")):
+        add("NORP", DEMONYM_WEIGHT)  # "an English actor": a nationality, not the language
+    elif quoted or (label in ("NORP", "LAW", "LANGUAGE") and not title):
         pass  # a nationality, a quoted title, a law: the label says it; head words and places do not
     elif len(tokens) == 1 and tokens[0].lower_ in DEMONYMS:
         add("NORP", DEMONYM_WEIGHT)  # "Americans": a group, whatever spaCy said
@@ -258,12 +301,15 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
         if title or outside_title(doc, tokens[0]):
             add("PERSON", TITLE_WEIGHT)
         kind = places.kind(name)
+        if kind in ("city", "region") and len(tokens) == 1 and name.isupper() and len(name) > 2:
+            kind = None  # "ABBA": capitals are an acronym or a band, not the town of Abba
         if head is None and kind is None and _team(tokens, places):
             add("ORG", HEAD_WEIGHT)  # "San Antonio Spurs", "Fort Wayne Zollner Pistons": a team
         if kind == "country" or kind == "continent":
             add("GPE", COUNTRY_WEIGHT)
         elif kind is not None:
-            add("GPE", PLACE_WEIGHT if len(tokens) > 1 else ORG_PLACE_WEIGHT if label == "ORG" else SHORT_PLACE_WEIGHT)
+            add("GPE", PLACE_WEIGHT if len(tokens) > 1 or _no_surname(tokens[0], label)
+                else ORG_PLACE_WEIGHT if label == "ORG" else SHORT_PLACE_WEIGHT)
         prep = tokens[-1].head
         if tokens[-1].dep_ == "pobj" and (
             (label in ("PERSON", "PRODUCT", NAME) and prep.lower_ in LOCATIVE)
@@ -277,7 +323,8 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
             add("GPE", LOCATIVE_WEIGHT)  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
         if _DOTTED.fullmatch(name) and kind is None:
             add("ORG", ACRONYM_WEIGHT)  # "N.R.A.": dotted capitals that are no known place
-        if (cue := _context(doc, tokens, root, places)) is not None and not (cue == "PERSON" and label == NAME):
+        if (cue := _context(doc, tokens, root, places)) is not None and not (cue == "PERSON" and label == NAME) \
+                and not (cue == "ORG" and label == "PERSON" and len(tokens) > 1):
             add(cue, CONTEXT_WEIGHT)  # an untyped run is a person by a given name only ("Whereat Scrooge's niece")
         if kind is None and head is None and _given_name(tokens):
             add("PERSON", CONTEXT_WEIGHT)
