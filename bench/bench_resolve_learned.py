@@ -9,11 +9,14 @@ graph neighbours), FEBRL 1-3 (given name + surname; context: date of birth, post
 neighbours), the synthetic n2000 extractions (their own relations). For each set the model is fitted on the
 OTHER sets' candidates (leave one data set out) and never on the set it is scored on. Candidates are the
 cascade's (merge_candidates, defaults); labels come from the truth files (a pair is true when the two
-entities' truth labels meet). Reported per set: the calibration of the held-out probabilities (reliability
+entities denote the same things). Reported per set: the calibration of the held-out probabilities (reliability
 table), B-cubed P/R/F1 of the policy with min_probability (guards on) next to the default score policy and
-the baseline's best threshold, and the review load: a simulated person decides candidates in uncertainty
-order (closest to 0.5 first, batches of 50), the model is updated from those decisions after each batch
-(update_model), until the F1 target is reached (or the candidates run out).
+the baseline's best threshold, and the review load: a simulated person decides candidates (batches of 50) in
+three orders — uncertainty (closest to 0.5 first), likely merges first, kgkit's own (decisions.pending, with
+the candidates regroup.kept_apart_candidates adds after a person's keep-aparts) — the model is updated from
+those decisions after each batch (update_model), until the target is reached (or the budget runs out);
+groups are formed as apply forms them (a merge joining two entities kept apart is skipped). For n2000 kgkit's
+order runs in batches of 200 up to --n2000-budget and its decisions -> P / R curve is printed.
 """
 
 from __future__ import annotations
@@ -136,7 +139,12 @@ class Case:
             lab[eid] |= labels
         # the simulated person says "merge" only when the two names denote the same entities: "Smith" (several
         # people) and "Jane Smith" share one, but merging them would put every Smith together
-        self.y = np.array([int(c.source in lab and lab[c.source] == lab.get(c.target)) for c in self.cands])
+        self.lab = lab
+        self.y = np.array([self.same(c.source, c.target) for c in self.cands])
+
+    def same(self, a: str, b: str) -> int:
+        """1 when the two entities denote the same things (the simulated person's answer), else 0."""
+        return int(a in self.lab and self.lab[a] == self.lab.get(b))
 
     def score(self, mapping: dict[str, str]) -> tuple[float, float]:
         items = self.items
@@ -145,62 +153,97 @@ class Case:
         return bcubed([(mapping.get(e, e), lab) for e, lab in items])
 
 
-def union(pairs) -> dict[str, str]:
+def apply_groups(decisions) -> dict[str, str]:
+    """Entity -> group, as apply.apply_decisions joins them: person merges first, then the others best score
+    first; a merge that would join two entities someone keeps apart is skipped."""
     parent: dict[str, str] = {}
+    apart: dict[str, set[str]] = defaultdict(set)  # group root -> entities kept apart from it
 
     def find(x: str) -> str:
         while parent.get(x, x) != x:
             x = parent[x]
         return x
 
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
+    for d in decisions:
+        if d.kind == "keep_apart" and d.verdict == "accept":
+            a, b = d.subjects
+            apart[a].add(b)
+            apart[b].add(a)
+    merges = [d for d in decisions if d.kind == "merge" and d.verdict == "accept"]
+    merges.sort(key=lambda d: (d.decided_by != "person", -(d.score or 0.0), d.id))
+    for d in merges:
+        ra, rb = find(d.subjects[0]), find(d.subjects[1])
+        if ra == rb or any(find(x) == rb for x in apart.get(ra, ())):
+            continue
+        parent[ra] = rb
+        if ra in apart:
+            apart[rb] |= apart.pop(ra)
     return {x: find(x) for x in list(parent)}
 
 
-def clusters(case: Case, model, min_probability: float, person: dict[int, int]) -> dict[str, str]:
-    """Policy merges at min_probability (guards on) plus a person's merges; a person's keep-apart wins."""
+def clusters(case: Case, model, min_probability: float, person: dict[int, int], cands=None) -> dict[str, str]:
+    """Policy merges at min_probability (guards on) plus a person's merges; a person's keep-apart wins, and a
+    merge that would join two entities kept apart is skipped (as apply does)."""
     from kgkit.stages.resolve import Policy, decide, person_decision
     from kgkit.stages.resolve.learned import score_candidates
 
-    scored = score_candidates(case.cands, None, model, context=case.ctx) if model is not None else case.cands
-    decisions = [person_decision("merge" if y else "keep_apart", (case.cands[i].source, case.cands[i].target), at=AT)
+    cands = case.cands if cands is None else cands
+    scored = score_candidates(cands, None, model, context=case.ctx) if model is not None else cands
+    decisions = [person_decision("merge" if y else "keep_apart", (cands[i].source, cands[i].target), at=AT)
                  for i, y in person.items()]
     policy = Policy(min_probability=min_probability) if model is not None else Policy()
-    out = decide(scored, decisions=decisions, policy=policy, at=AT)
-    return union(d.subjects for d in out if d.kind == "merge" and d.verdict == "accept")
+    return apply_groups(decide(scored, decisions=decisions, policy=policy, at=AT))
 
 
 def review_load(case: Case, prior, min_probability: float, reached, budget: int, batch: int = 50,
-                order_by: str = "uncertainty"):
+                order_by: str = "uncertainty", curve: list | None = None, every: int = 0):
     """Decisions a simulated person makes until reached(P, R) (B-cubed), model updated after each batch;
     (decisions, P, R). order_by: "uncertainty" (closest to 0.5 first), "likely" (most probable first) or
-    "mixed" (kgkit's own review order, decisions.doubt_order: the two in turn, uncertainty among the pairs the
-    policy could merge, likely first among those only a person can)."""
-    from kgkit.stages.resolve.decisions import doubt_order
-    from kgkit.stages.resolve.learned import fit_model
+    "mixed" (kgkit's own review order, decisions.pending: decisions.doubt_order — the two in turn,
+    uncertainty among the pairs the policy could merge, likely first among those only a person can — with
+    the pairs the person's decisions already settle last, and the candidates regroup.kept_apart_candidates
+    adds once a person keeps a spelling apart from its exact-key group). `curve` collects (decisions, P, R)
+    every `every` decisions."""
+    from kgkit.stages.resolve import Policy, person_decision
+    from kgkit.stages.resolve.decisions import doubt_order, settled
+    from kgkit.stages.resolve.learned import feature_matrix, fit_model
+    from kgkit.stages.resolve.regroup import kept_apart_candidates
 
     person: dict[int, int] = {}
     model = prior
+    cands, x, y, only = list(case.cands), case.x, case.y, list(case.person_only)
     while True:
-        p, r = case.score(clusters(case, model, min_probability, person))
-        if reached(p, r) or len(person) >= min(budget, len(case.cands)):
+        p, r = case.score(clusters(case, model, min_probability, person, cands))
+        if curve is not None and every and (len(person) % every == 0 or reached(p, r)):
+            curve.append((len(person), p, r))
+        if reached(p, r) or len(person) >= min(budget, len(cands)):
             return len(person), p, r
-        probs = model.probability(case.x)
+        probs = model.probability(x)
         if order_by == "mixed":
-            ranked = doubt_order(probs, case.person_only)
+            mine = [person_decision("merge" if v else "keep_apart", (cands[i].source, cands[i].target), at=AT)
+                    for i, v in person.items()]
+            done = settled(cands, mine)
+            ranked = [i for later in (False, True) for i in (lambda sub: [sub[k] for k in doubt_order(
+                probs[sub], [only[j] for j in sub])])([j for j in range(len(cands)) if done[j] == later])]
         else:
             ranked = np.argsort(-probs if order_by == "likely" else np.abs(probs - 0.5), kind="stable").tolist()
         order = [i for i in ranked if int(i) not in person]
         for i in order[:batch]:
-            person[int(i)] = int(case.y[i])
+            person[int(i)] = int(y[i])
+        if order_by == "mixed":
+            mine = [person_decision("merge" if v else "keep_apart", (cands[i].source, cands[i].target), at=AT)
+                    for i, v in person.items()]
+            new = kept_apart_candidates(cands, mine)
+            if new:
+                cands += new
+                x = np.vstack([x, feature_matrix(new, case.ctx)])
+                y = np.concatenate([y, [case.same(c.source, c.target) for c in new]])
+                only += [Policy().person_only(c) for c in new]
         # as learned.update_model: only answers on pairs the policy could merge teach the model
-        rows = sorted(i for i in person if not case.person_only[i])
+        rows = sorted(i for i in person if not only[i])
         if not rows:
             continue
-        model = fit_model(case.x[rows], case.y[rows], prior=prior, strength=1.0)
+        model = fit_model(x[rows], y[rows], prior=prior, strength=1.0)
 
 
 def main() -> None:
@@ -212,6 +255,8 @@ def main() -> None:
     ap.add_argument("--fit-prior", action="store_true")
     ap.add_argument("--min-probability", type=float, default=0.99)
     ap.add_argument("--budget", type=int, default=1500)
+    ap.add_argument("--n2000-budget", type=int, default=15000,
+                    help="decisions for n2000 in kgkit's review order (batches of 200; its curve is printed)")
     args = ap.parse_args()
     load0 = os.getloadavg()[0]
     cases: list[tuple[Case, tuple[float, float], list[str], list[str]]] = []
@@ -240,6 +285,7 @@ def main() -> None:
            "| data set | candidates (true) | default score policy P / R / F1 | learned, held out P / R / F1 | baseline best (threshold) P / R / F1 | review load to target, uncertainty order | likely merges first | kgkit's review order (mixed) |",
            "|---|---|---|---|---|---|---|---|"]
     calib = []
+    curves: list[tuple[str, list[tuple[int, float, float]]]] = []
     for k, (case, target, bnames, btruth) in enumerate(cases):
         others = [c for j, (c, *_) in enumerate(cases) if j != k]
         prior = fit_model(np.vstack([c.x for c in others]), np.concatenate([c.y for c in others]))
@@ -262,7 +308,13 @@ def main() -> None:
         met = reached(rp, rr)
         n2, rp2, rr2 = review_load(case, prior, args.min_probability, reached, args.budget, order_by="likely")
         met2 = reached(rp2, rr2)
-        n3, rp3, rr3 = review_load(case, prior, args.min_probability, reached, args.budget, order_by="mixed")
+        if case.label.startswith("n2000"):
+            curve: list[tuple[int, float, float]] = []
+            n3, rp3, rr3 = review_load(case, prior, args.min_probability, reached, args.n2000_budget, batch=200,
+                                       order_by="mixed", curve=curve, every=1000)
+            curves.append((case.label, curve))
+        else:
+            n3, rp3, rr3 = review_load(case, prior, args.min_probability, reached, args.budget, order_by="mixed")
         met3 = reached(rp3, rr3)
         out.append(f"| {case.label} | {len(case.cands):,} ({int(case.y.sum()):,}) | {dp:.3f} / {dr:.3f} / {f1(dp, dr):.3f} | "
                    f"{lp:.3f} / {lr:.3f} / {f1(lp, lr):.3f} | {base} | {n:,} decisions -> {rp:.3f} / {rr:.3f} / "
@@ -277,6 +329,11 @@ def main() -> None:
     for label, table in calib:
         cells = {b: f"{n}: {mp:.2f} / {ob:.2f}" for b, n, mp, ob in table}
         out.append(f"| {label} | " + " | ".join(cells.get(b, "-") for b, *_ in calib[0][1]) + " |")
+    for label, curve in curves:
+        out += ["", f"{label}, kgkit's review order (batches of 200): decisions -> B-cubed P / R", "",
+                "| decisions | " + " | ".join(f"{n:,}" for n, _, _ in curve) + " |", "|---|" + "---|" * len(curve),
+                "| P | " + " | ".join(f"{p:.3f}" for _, p, _ in curve) + " |",
+                "| R | " + " | ".join(f"{r:.3f}" for _, _, r in curve) + " |"]
     out.append(f"\nLoad average at the end: {os.getloadavg()[0]:.1f}.")
     print("\n".join(out))
 

@@ -52,6 +52,7 @@ from kgkit.stages.resolve import (
 )
 from kgkit.stages.resolve import undo as undo_stage
 from kgkit.stages.resolve.apply import journal_between
+from kgkit.stages.resolve.regroup import kept_apart_candidates
 from kgkit.stages.resolve.split import split_specs
 from kgkit.workflows.graph import as_workspace, commit_graph, read_graph, rebuild_graph
 
@@ -180,6 +181,7 @@ def resolve(
         found = merge_candidates(graph, config=ResolveConfig(margin=margin, auto_accept=auto_accept),
                                  embedder=embedder)
         earlier = read_decisions(ws)
+        found += kept_apart_candidates(found, earlier)  # spellings a person took out of their exact-key group
         if min_probability is not None:
             from kgkit.stages.resolve.learned import learned_candidates
             from kgkit.stages.resolve.prior import PRIOR_MODEL

@@ -32,6 +32,7 @@ from kgkit.stages.resolve.scoring import GUARD_PREFIX, MergeCandidate
 Kind = Literal["merge", "keep_apart", "reject_relation", "split"]
 DecidedBy = Literal["policy", "person", "llm"]
 DECIDER_RANK = {"person": 0, "llm": 1, "policy": 2}  # who decided -> precedence (lower wins)
+KEPT_APART_SPELLING = "kept_apart_spelling"  # feature of a pair regroup.kept_apart_candidates proposed
 SPLIT_MARK = "~"  # a split-off entity's id: the entity's id, SPLIT_MARK, a label ("L:paris~texas")
 
 
@@ -155,6 +156,8 @@ class Policy:
             return f"types differ ({c.source_type} / {c.target_type})"
         if c.step == "context":
             return "proposed by the graph alone (the names are not alike): a person decides"
+        if c.features.get(KEPT_APART_SPELLING):
+            return "a spelling a person keeps apart from its group's representative: a person decides"
         if self.min_probability is not None and "probability" in c.features:
             p, rival = c.features["probability"], c.features.get("rival_probability", 0.0)
             if p < self.min_probability:
@@ -181,8 +184,10 @@ class Policy:
 
     def person_only(self, c: MergeCandidate) -> bool:
         """Whether only a person can merge `c` whatever its probability: types differ, the graph alone proposed
-        it, or a guard holds it back."""
-        return c.source_type != c.target_type or c.step == "context" or (self.guards and self.guard(c) is not None)
+        it, it pairs a spelling a person took out of its group (regroup.kept_apart_candidates), or a guard
+        holds it back."""
+        return (c.source_type != c.target_type or c.step == "context" or bool(c.features.get(KEPT_APART_SPELLING))
+                or (self.guards and self.guard(c) is not None))
 
 
 def doubt_order(probability: Sequence[float], person_only: Sequence[bool]) -> list[int]:
@@ -200,6 +205,41 @@ def doubt_order(probability: Sequence[float], person_only: Sequence[bool]) -> li
     out = [i for pair in zip(teach, likely) for i in pair]
     n = min(len(teach), len(likely))
     return out + teach[n:] + likely[n:]
+
+
+def settled(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision]) -> list[bool]:
+    """Per candidate: whether a person's decisions already settle it without being about it: its two entities
+    are joined through the person's merges, or lie in two groups the person keeps apart. `pending` asks about
+    these last (an answer on them teaches nothing new).
+
+    >>> from kgkit.stages.resolve.scoring import MergeCandidate
+    >>> def c(a, b):
+    ...     return MergeCandidate(source=a, target=b, source_name=a, target_name=b, source_type="P",
+    ...         target_type="P", score=0.9, step="rule", verdict="unique", features={}, reasons=())
+    >>> mine = [person_decision("merge", ("a", "b")), person_decision("merge", ("b", "c")),
+    ...         person_decision("keep_apart", ("c", "d"))]
+    >>> settled([c("a", "c"), c("a", "d"), c("a", "e")], mine)
+    [True, True, False]
+    """
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    mine = [d for d in decisions if d.decided_by == "person" and d.verdict == "accept"]
+    for d in mine:
+        if d.kind == "merge":
+            ra, rb = find(d.subjects[0]), find(d.subjects[1])
+            if ra != rb:
+                parent[ra] = rb
+    apart = {frozenset((find(a), find(b))) for d in mine if d.kind == "keep_apart" for a, b in [d.subjects]}
+    out = []
+    for c in candidates:
+        ra, rb = find(c.source), find(c.target)
+        out.append(ra == rb or frozenset((ra, rb)) in apart)
+    return out
 
 
 def _pair(c: MergeCandidate) -> tuple[str, ...]:
@@ -263,7 +303,9 @@ def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision],
             policy: Policy = Policy()) -> list[MergeCandidate]:
     """Candidates no decision covers yet (what `kgkit review` asks a person about), one per pair. Candidates a
     learned model scored (features["probability"], learned.score_candidates) come first, in `doubt_order`;
-    the others after them, best score first."""
+    the others after them, best score first; the ones a person's decisions already settle (`settled`) after
+    all others, in the same order."""
+    decisions = list(decisions)
     decided = {d.pair_key for d in decisions}
     seen: set[tuple[str, ...]] = set()
     todo = []
@@ -272,6 +314,11 @@ def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision],
         if key not in decided and key not in seen:
             seen.add(key)
             todo.append(c)
-    scored = [c for c in todo if "probability" in c.features]
-    order = doubt_order([c.features["probability"] for c in scored], [policy.person_only(c) for c in scored])
-    return [scored[i] for i in order] + [c for c in todo if "probability" not in c.features]
+    done = settled(todo, decisions)
+    out = []
+    for later in (False, True):
+        part = [c for c, s in zip(todo, done) if s == later]
+        scored = [c for c in part if "probability" in c.features]
+        order = doubt_order([c.features["probability"] for c in scored], [policy.person_only(c) for c in scored])
+        out += [scored[i] for i in order] + [c for c in part if "probability" not in c.features]
+    return out
