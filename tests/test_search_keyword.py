@@ -38,3 +38,41 @@ def test_a_word_repeated_in_a_title_counts_once():
                chunk("socket.SocketType.detach", "socket.SocketType.detach", f"detach() {text}")])
     hits = index.search("socket underlying without", channels=("keyword",))
     assert hits["id"].tolist() == ["socket.SocketType.detach", "socket.socket.detach"]
+
+
+def test_an_index_grown_batch_by_batch_scores_like_one_built_at_once():
+    # small batches stay in the unsorted tail, larger ones are merged into the inverted view (words first seen in
+    # a later batch included), rows are retired in between, and queries run at every stage: every word and a few
+    # multi-word queries give the same rows, scores, matched counts, name candidates and lookup answers as an index
+    # built in one go
+    import random
+
+    import numpy as np
+
+    from kgkit.stages.search.bm25 import KeywordIndex
+
+    rnd = random.Random(16)
+    rows = []
+    for i in range(1500):
+        vocab = [f"w{j}" for j in range(20 + i // 10)]  # the vocabulary grows: later rows bring new words
+        rows.append((" ".join(rnd.sample(vocab, 2)), " ".join(rnd.choices(vocab, k=rnd.randint(3, 30)))))
+    retired = rnd.sample(range(1500), 100)
+    queries = [[f"w{j}"] for j in range(170)] + [[f"w{rnd.randrange(170)}" for _ in range(4)] for _ in range(40)]
+    grown, at = KeywordIndex(), 0
+    for size in [7, 300, 3, 40, 600, 1, 200, 299, 50]:
+        grown.search(rnd.choice(queries))  # a query between writes merges the tail when it is long enough
+        grown.add_many(rows[at : at + size])
+        at += size
+        for row in retired:
+            if row < at:
+                grown.retire(row)
+    assert at == len(rows) and grown._sorted < grown.e_term.n  # the last batch is still an unsorted tail
+    whole = KeywordIndex()
+    whole.add_many(rows)
+    for row in retired:
+        whole.retire(row)
+    for terms in queries:
+        a, b = grown.search(terms, limit=50), whole.search(terms, limit=50)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b)), terms
+        assert np.array_equal(grown.title_rows(terms), whole.title_rows(terms))
+        assert grown.lookup_possible(terms, budget=10**6) == whole.lookup_possible(terms, budget=10**6)

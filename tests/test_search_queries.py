@@ -58,3 +58,21 @@ def test_very_long_query_is_bounded(index):
 def test_empty_index_answers(tmp_path):
     ix = open_index(tmp_path / "i", embedder=HashingEmbedder(dim=16))
     assert ix.search("anything").empty
+
+
+@pytest.mark.parametrize(("kind", "offset"), [(None, 0), ("chunk", 0), (None, 10_000)])
+def test_hits_frame_is_the_frame_pandas_builds_from_the_same_columns(index, kind, offset, monkeypatch):
+    # the page's columns are built as pandas stores them and handed over without re-checking
+    # (kgkit.stages.search.hits): the same values, dtypes and labels as pd.array and the public constructor
+    # give, for pages with None cells (chunks: a column all None) and an empty one
+    import pandas as pd
+
+    from kgkit.stages.search import hits
+
+    fast = index.search("ada babbage", kind=kind, offset=offset, limit=7)
+    assert (len(fast) == 0) == (offset > 0)
+    monkeypatch.delattr(pd.DataFrame, "_from_arrays")
+    monkeypatch.setattr(hits, "_strings_builder", lambda: None)
+    public = index.search("ada babbage", kind=kind, offset=offset, limit=7)
+    pd.testing.assert_frame_equal(fast, public)
+    assert (fast.dtypes == public.dtypes).all() and fast.to_dict("list") == public.to_dict("list")
