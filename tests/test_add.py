@@ -165,12 +165,14 @@ def test_cli_and_mcp_add(partial) -> None:
 def test_a_fresh_cli_add_extracts_on_forked_workers_and_equals_the_one_process_run(
         full: Path, offline_extractor, general_domain, tmp_path: Path) -> None:
     """A fresh `kgkit add` process forks extraction workers before its imports (kgkit.workflows.prefork: they
-    load spaCy while it imports pandas, then parse the new chunks side by side). DOC's chunks are taken out of
-    the cache, so the workers extract them for real: graph.json, communities.json, extractions.jsonl and
-    graph.html equal the full run's, whose extraction ran in one process (the demo run)."""
+    load spaCy while it imports pandas, then parse the new chunks side by side), and draws the view in a child
+    while it prepares the search index update. DOC's chunks are taken out of the cache, so the workers extract
+    them for real: graph.json, communities.json, extractions.jsonl and graph.html equal the full run's, whose
+    extraction ran in one process (the demo run), and the index answers as the full run's does."""
     from kgkit.io.cache import Cache
     from kgkit.stages.chunk import chunk_document
     from kgkit.stages.extract import extract_texts
+    from kgkit.stages.search.minilm import search_embedder
     from kgkit.workflows.corpus import load_corpus
     from kgkit.workflows.prefork import available_cores
 
@@ -188,6 +190,7 @@ def test_a_fresh_cli_add_extracts_on_forked_workers_and_equals_the_one_process_r
     for path in dropped:
         path.unlink()
     kgkit.run(ws, corpus, extractor=offline_extractor)  # every chunk but DOC's from the cache
+    kgkit.index(ws, embedder=search_embedder("hashing"), embedder_name="hashing")
     env = {k: v for k, v in os.environ.items() if k.isupper()}
     out = subprocess.run([sys.executable, "-m", "kgkit", "add", str(outside), "-w", str(ws), "--json"], env=env,
                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
@@ -197,6 +200,9 @@ def test_a_fresh_cli_add_extracts_on_forked_workers_and_equals_the_one_process_r
     assert summary["extraction_processes"] == (min(available_cores(), 8) if available_cores() >= 2 else 0)
     for name in (*ARTEFACTS, "graph.html"):
         assert (ws / name).read_bytes() == (full / name).read_bytes(), name
+    assert summary["index"]["added"] > 0 and kgkit.Workspace(ws).manifest().stale == {}
+    for query in ("war powers", "Congress", "neutrality act of 1937"):
+        assert _search(ws, query) == _search(full, query), query
 
 
 def test_forked_workers_survive_a_dying_worker_and_run_in_order(tmp_path: Path) -> None:
@@ -221,6 +227,32 @@ def test_forked_workers_survive_a_dying_worker_and_run_in_order(tmp_path: Path) 
     unused = ForkedWorkers.start(lambda: __import__("time").sleep(60), workers=2)
     unused.close()  # killed at once, not after its warm-up
     assert unused.pid is None and seen == ["waited"]
+
+
+def test_a_forked_call_gives_its_value_or_computes_it_here(tmp_path: Path) -> None:
+    """ForkedCall (the view drawn beside the index update): the child's value, large or not; a child that fails
+    or dies, or no child at all, means the value (or the same error) is computed in this process; a child whose
+    value was never taken is killed."""
+    from kgkit.workflows.prefork import ForkedCall
+
+    here = os.getpid()
+    with ForkedCall.start(lambda: ("x" * 3_000_000, os.getpid()), fork=True) as call:
+        text, pid = call.result()
+    assert call.forked and len(text) == 3_000_000 and pid != here  # more than a pipe holds: no deadlock
+    assert ForkedCall.start(os.getpid, fork=False).result() == here
+
+    def fails_there() -> int:
+        if os.getpid() != here:
+            raise RuntimeError("only in the child")
+        return 7
+
+    assert ForkedCall.start(fails_there, fork=True).result() == 7  # computed again here
+    with pytest.raises(ZeroDivisionError):
+        ForkedCall.start(lambda: 1 // 0, fork=True).result()  # the same error, raised here
+    mark = tmp_path / "finished"
+    waiting = ForkedCall.start(lambda: (__import__("time").sleep(30), mark.touch()), fork=True)
+    waiting.close()  # killed at once
+    assert waiting.pid is None and not mark.exists()
 
 
 def test_only_changed_text_is_extracted(tmp_path: Path) -> None:

@@ -28,10 +28,12 @@ back from RETRACTED; delete it to forget them).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,9 +43,10 @@ import pandas as pd
 from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
 from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
+from kgkit.io.atomic import dumps_json
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME
-from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
+from kgkit.io.workspace import DECISIONS, EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
@@ -57,8 +60,10 @@ from kgkit.workflows.graph import (
     replay_decisions,
     split_options,
     stage_files,
+    view_html,
     write_graph_outputs,
 )
+from kgkit.workflows.prefork import ForkedCall, ForkedWorkers
 from kgkit.workflows.run import RunResult, reject_if_worse
 
 __all__ = ["RETRACTED", "Added", "add"]
@@ -180,14 +185,16 @@ def _read_store(ws: Workspace, graph: Graph | None) -> dict[str, pd.DataFrame]:
 
 class _Before:
     """What an add needs besides the extractions, done once: the current graph and the retracted store read,
-    and the modules of the later steps imported (networkx, decisions, the view, the search index ...). Run
-    while extraction workers in other processes parse (their `while_waiting`), else after the extraction."""
+    the search index opened (`cache`: given when it is to be), and the modules of the later steps imported
+    (networkx, decisions, the view ...). Run while extraction workers in other processes parse (their
+    `while_waiting`), else after the extraction. `close()` closes an index not taken (`take_index`)."""
 
-    def __init__(self, ws: Workspace, *, view: bool, index: bool) -> None:
+    def __init__(self, ws: Workspace, *, view: bool, index: Cache | None) -> None:
         self.ws, self.view, self.index = ws, view, index
         self.called, self.error = False, None
         self.previous: Graph | None = None
         self.kept: dict[str, pd.DataFrame] = {}
+        self.opened: Any = None
 
     def __call__(self) -> None:
         if self.called:
@@ -196,20 +203,31 @@ class _Before:
         try:
             self.previous = read_graph(self.ws) if self.ws.exists(GRAPH) else None
             self.kept = _read_store(self.ws, self.previous)
-            # the modules the build (decisions, splits), the summary (error groups) and communities import
+            # the modules communities, and the build when there are decisions (or splits), import
             import networkx  # noqa: F401
 
-            import kgkit.io.decisions
-            import kgkit.llm.errors
-            import kgkit.stages.resolve
+            if self.ws.exists(DECISIONS):
+                pass
 
             if self.view:
-                import kgkit.views.explorer.layout
-                import kgkit.views.graph
-            if self.index:
-                import kgkit.workflows.index  # noqa: F401
+                pass
+            if self.index is not None:
+                from kgkit.io.search_store import open_index
+                from kgkit.workflows.index import query_embedder
+
+                self.opened = open_index(self.ws.index_dir, embedder=query_embedder(self.ws),
+                                         cache=self.index.using(None))
         except Exception as exc:  # raised by result(), in the add, not inside the extraction's map
             self.error = exc
+
+    def take_index(self) -> Any:
+        """The opened search index, now the caller's to close (None when none was opened)."""
+        opened, self.opened = self.opened, None
+        return opened
+
+    def close(self) -> None:
+        if self.opened is not None:
+            self.take_index().close()
 
     def result(self) -> tuple[Graph | None, dict[str, pd.DataFrame]]:
         self()
@@ -248,7 +266,7 @@ def add(
     ws = as_workspace(workspace)
     clock = time.perf_counter
     timings: dict[str, float] = {}
-    with ws.writer(lock_timeout=lock_timeout, step="add"):
+    with ws.writer(lock_timeout=lock_timeout, step="add"), contextlib.ExitStack() as stack:
         config = ws.manifest().config
         if not config.get("corpus") or not config.get("extractor"):
             raise WorkspaceError(f"{ws.root} has no run to add to: run `kgkit run DOCS -o {ws.root}` first")
@@ -276,7 +294,8 @@ def add(
         indexed = update_index and (ws.index_dir / DB_NAME).exists()
         timings["load"] = clock() - t
         t = clock()
-        before = _Before(ws, view=ws.exists(VIEW), index=indexed)
+        before = _Before(ws, view=ws.exists(VIEW), index=cache if indexed else None)
+        stack.callback(before.close)
         with open_executor(executor) as mapper:
             if hasattr(mapper, "while_waiting"):  # workers in other processes: read while they parse
                 mapper.while_waiting(before)
@@ -315,29 +334,61 @@ def add(
                            step="add", flag=""):
             return result
         result.outcome = "failures" if (errors or result.chunk_errors) else "complete"
-        gen = ws.begin("add")
-        mark_stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
-        result.outputs = write_graph_outputs(gen, graph, comms, write_view=ws.exists(VIEW),
-                                             view_nodes=config.get("view_nodes", VIEW_NODES))
-        gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
-        stage_files(gen, journals)
-        if store["relations"].empty:
-            if ws.exists(RETRACTED):
-                gen.remove(RETRACTED)
-        else:
-            gen.write_bytes(RETRACTED, Graph.empty().replace(**store).to_json_bytes(end=b"\n"))
-        result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
-        timings["write"] = clock() - t
-        result.generation = ws.manifest().generation + 1
-        gen.write_json(RUN, result.run_summary().to_json_dict(), indent=2)
-        gen.commit()
-        if indexed:
-            from kgkit.workflows.index import index_report, query_embedder
-
-            t = clock()
-            # the graph just written and the corpus just read and chunked: not read and chunked again
-            result.index = index_report(ws, embedder=query_embedder(ws), graph=graph,
-                                        corpus_chunks=(documents, errors, chunks), cache=cache).to_json_dict()
+        view_nodes = config.get("view_nodes", VIEW_NODES)
+        write_view = ws.exists(VIEW)
+        # with extraction workers forked (the CLI), a child process forked now draws the view and writes out the
+        # extractions while this one prepares the index update and the rest; the same bytes either way
+        forks = isinstance(executor, ForkedWorkers) and threading.active_count() == 1
+        t = clock()
+        with ForkedCall.start(lambda g=graph: _drawn(ws, g, view_nodes if write_view else None, extractions),
+                              fork=forks) as drawn, \
+                _index_update(ws, indexed, graph, (documents, errors, chunks), cache, embed_now=forks,
+                              opened=before.take_index()) as update:
             timings["index"] = clock() - t
-            result.generation = ws.manifest().generation
+            t = clock()
+            gen = ws.begin("add")
+            graph_bytes = graph.to_json_bytes(end=b"\n")
+            mark_stale_if_changed(gen, graph_bytes)
+            stage_files(gen, journals)
+            if store["relations"].empty:
+                if ws.exists(RETRACTED):
+                    gen.remove(RETRACTED)
+            else:
+                gen.write_bytes(RETRACTED, Graph.empty().replace(**store).to_json_bytes(end=b"\n"))
+            view, extractions_bytes = drawn.result()
+            gen.write_bytes(EXTRACTIONS, extractions_bytes)
+            result.outputs = write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=view_nodes,
+                                                 graph_bytes=graph_bytes, view=view)
+            result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
+            timings["write"] = clock() - t
+            result.generation = ws.manifest().generation + 1
+            gen.write_json(RUN, result.run_summary().to_json_dict(), indent=2)
+            gen.commit()
+            if update is not None:
+                t = clock()
+                result.index = update.apply().to_json_dict()
+                timings["index"] += clock() - t
+                result.generation = ws.manifest().generation
     return result
+
+
+def _drawn(ws: Workspace, graph: Graph, view_nodes: int | None, extractions: Sequence[Any]) -> tuple[str | None, bytes]:
+    """graph.html's text (None when `view_nodes` is None: no view) and extractions.jsonl's bytes."""
+    rows = "".join(dumps_json(e.model_dump(mode="json")) + "\n" for e in extractions)  # as Generation.write_jsonl
+    return (view_html(ws, graph, view_nodes) if view_nodes is not None else None), rows.encode("utf-8")
+
+
+@contextlib.contextmanager
+def _index_update(ws: Workspace, indexed: bool, graph: Graph, corpus_chunks: Any, cache: Cache, *,
+                  embed_now: bool, opened: Any) -> Iterator[Any]:
+    """The search index update prepared (kgkit.workflows.index.prepare_index_update; None without an index):
+    the graph about to be written and the corpus just read and chunked, not read and chunked again; `opened`:
+    the index, opened while the extraction ran (it closes it)."""
+    if not indexed:
+        yield None
+        return
+    from kgkit.workflows.index import prepare_index_update, query_embedder
+
+    with prepare_index_update(ws, embedder=None if opened else query_embedder(ws), graph=graph,
+                              corpus_chunks=corpus_chunks, cache=cache, embed_now=embed_now, opened=opened) as update:
+        yield update

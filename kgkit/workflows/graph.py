@@ -25,14 +25,24 @@ from kgkit.core.constants import VIEW_NODES
 from kgkit.core.domain import Domain
 from kgkit.core.graph import Graph
 from kgkit.core.records import sha256_hex
-from kgkit.io.workspace import COMMUNITIES, EXTRACTIONS, GRAPH, JOURNAL_DIR, VIEW, Generation, Workspace, WorkspaceError
+from kgkit.io.workspace import (
+    COMMUNITIES,
+    DECISIONS,
+    EXTRACTIONS,
+    GRAPH,
+    JOURNAL_DIR,
+    VIEW,
+    Generation,
+    Workspace,
+    WorkspaceError,
+)
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
 from kgkit.stages.splits import SplitSpec
 
 __all__ = ["BuildResult", "Imported", "as_workspace", "build", "commit_graph", "communities", "domain_of",
            "import_graph", "import_siftkg", "mark_stale_if_changed", "read_graph", "rebuild_graph", "replay_decisions",
-           "split_options", "stage_files", "view", "workspace_splits", "write_graph_outputs"]
+           "split_options", "stage_files", "view", "view_html", "workspace_splits", "write_graph_outputs"]
 
 DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
                     "narrative.md": "the graph changed: run `kgkit narrate WS`"}
@@ -54,23 +64,31 @@ def domain_of(domain: Domain | str) -> Domain:
 
 
 def write_graph_outputs(gen: Generation, graph: Graph, comms: Communities, *, write_view: bool,
-                         view_nodes: int) -> dict[str, str]:
-    """Stage graph.json, communities.json and graph.html (or drop a view that would now be stale)."""
+                         view_nodes: int, graph_bytes: bytes | None = None, view: str | None = None) -> dict[str, str]:
+    """Stage graph.json, communities.json and graph.html (or drop a view that would now be stale).
+    `graph_bytes` and `view`: graph.json's bytes and graph.html's text (`view_html`'s) when the caller made them
+    already (an add draws the view in another process)."""
     root = gen.workspace.root
-    gen.write_bytes(GRAPH, graph.to_json_bytes(end=b"\n"))
+    gen.write_bytes(GRAPH, graph_bytes if graph_bytes is not None else graph.to_json_bytes(end=b"\n"))
     gen.write_json(COMMUNITIES, comms.to_json_dict())
     outputs = {"graph": str(root / GRAPH), "communities": str(root / COMMUNITIES)}
     if write_view:
-        from kgkit.io.cache import Cache
-        from kgkit.views.explorer.layout import layouts_cached
-        from kgkit.views.graph import graph_html
-
-        with layouts_cached(Cache(gen.workspace.cache_dir)):  # a community's layout is computed once
-            gen.write_text(VIEW, graph_html(graph, max_nodes=view_nodes))
+        gen.write_text(VIEW, view if view is not None else view_html(gen.workspace, graph, view_nodes))
         outputs["view"] = str(root / VIEW)
     elif gen.workspace.exists(VIEW):
         gen.remove(VIEW)  # a view of an older graph would mislead
     return outputs
+
+
+def view_html(ws: Workspace, graph: Graph, view_nodes: int) -> str:
+    """graph.html's text for `graph` (its `view_nodes` largest entities), each community's layout computed once
+    (kept in the workspace's cache)."""
+    from kgkit.io.cache import Cache
+    from kgkit.views.explorer.layout import layouts_cached
+    from kgkit.views.graph import graph_html
+
+    with layouts_cached(Cache(ws.cache_dir)):
+        return graph_html(graph, max_nodes=view_nodes)
 
 
 def mark_stale_if_changed(gen: Generation, graph_bytes: bytes) -> None:
@@ -133,6 +151,8 @@ def build(
 
 def workspace_splits(ws: Workspace) -> tuple[SplitSpec, ...]:
     """The accepted split decisions of the workspace, as `build_graph(..., splits=)` takes them."""
+    if not ws.exists(DECISIONS):  # none: the resolve stages (rapidfuzz ...) are not imported for nothing
+        return ()
     from kgkit.io.decisions import read_decisions
     from kgkit.stages.resolve.split import split_specs
 
@@ -164,12 +184,15 @@ def replay_decisions(ws: Workspace, graph: Graph, domain: Domain) -> tuple[Graph
     """A rebuilt graph with the workspace's accepted decisions applied again (decisions survive a rebuild),
     and the journal files that go with it: the journals of the graph it replaces are removed, and a fresh
     journal/0001.json (when a decision changed anything) lets `undo` return to the graph as built."""
-    from kgkit.io.decisions import read_decisions
-    from kgkit.stages.resolve import apply_decisions
-
     files: dict[str, bytes | None] = {name: None for name in ws.journal_names()}
-    decisions = read_decisions(ws)
+    decisions: list = []
+    if ws.exists(DECISIONS):  # only then are the resolve stages (rapidfuzz ...) imported
+        from kgkit.io.decisions import read_decisions
+
+        decisions = read_decisions(ws)
     if decisions:
+        from kgkit.stages.resolve import apply_decisions
+
         out = apply_decisions(without_communities(graph), decisions, symmetric=domain.symmetric_types())
         if out.journal.before_sha256 != out.journal.after_sha256:
             files[f"{JOURNAL_DIR}/0001.json"] = io.dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"

@@ -27,6 +27,7 @@ from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME, IndexStore, open_index
 from kgkit.io.workspace import GRAPH, INDEX_DIR, Workspace, WorkspaceError
 from kgkit.stages.chunk import chunk_document
+from kgkit.stages.embed import embed_batched
 from kgkit.stages.search import entities_by_chunk, items_from_chunks, items_from_graph
 from kgkit.stages.search.minilm import search_embedder
 from kgkit.workflows.corpus import Progress, load_corpus
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
     from kgkit.core.graph import Graph
     from kgkit.core.records import Chunk, Document, DocumentError
 
-__all__ = ["IndexReport", "index", "index_report", "open_search_index", "query_embedder", "search"]
+__all__ = ["IndexReport", "IndexUpdate", "index", "index_report", "open_search_index", "prepare_index_update",
+           "query_embedder", "search"]
 
 
 def index(
@@ -76,53 +78,119 @@ def index_report(
     already has (an add: the graph it wrote, the corpus it read and chunked with the manifest's sizes), used
     instead of reading graph.json and loading and chunking the corpus again; the index is the same."""
     ws = as_workspace(workspace)
-    with ws.writer(lock_timeout=lock_timeout, step="index"):
-        config = ws.manifest().config
-        folder = corpus if corpus is not None else config.get("corpus")
-        has_graph = ws.exists(GRAPH)
-        if folder is None and not has_graph:
-            raise WorkspaceError(f"nothing to index in {ws.root}: no graph.json and no corpus folder")
-        if folder is not None and not Path(folder).exists():
-            raise FileNotFoundError(f"{folder}: no such file or folder (the corpus to index)")
-        if graph is None and has_graph:
-            graph = read_graph(ws)
-        items, kinds = [], set()
-        mentions: dict[str, list[str]] = {}
-        if graph is not None:
-            items += items_from_graph(graph)
-            mentions = entities_by_chunk(graph)
-            kinds |= {"entity", "relation"}
-        failed = 0
-        cache = cache if isinstance(cache, Cache) else Cache(cache if cache is not None else ws.cache_dir)
-        if corpus_chunks is None and folder is not None:
-            documents, errors = load_corpus(folder, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
-                                            exclude=[ws.root])
-            corpus_chunks = documents, errors, [c for d in documents for c in chunk_document(
-                d, max_chars=config.get("max_chars", MAX_CHUNK_CHARS),
-                overlap_chars=config.get("overlap_chars", OVERLAP_CHARS))]
-        if corpus_chunks is not None:
-            documents, errors, chunks = corpus_chunks
-            failed = len(errors)
-            items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
-            kinds.add("chunk")
-        with open_executor(executor) as mapper:  # a name ("local:2", "tcp://host:8786") opens and closes a cluster
+    # an executor's name ("local:2", "tcp://host:8786") opens and closes a cluster
+    with ws.writer(lock_timeout=lock_timeout, step="index"), open_executor(executor) as mapper, \
+            prepare_index_update(ws, corpus, embedder=embedder, progress=progress, cache=cache, mapper=mapper,
+                                 graph=graph, corpus_chunks=corpus_chunks) as update:
+        return update.apply(embedder_name=embedder_name)
+
+
+def prepare_index_update(
+    ws: Workspace, corpus: str | os.PathLike[str] | None = None, *, embedder: Any = None,
+    progress: Progress | None = None, cache: Cache | str | os.PathLike[str] | None = None, mapper: Any = None,
+    graph: Graph | None = None,
+    corpus_chunks: tuple[Sequence[Document], Sequence[DocumentError], Sequence[Chunk]] | None = None,
+    embed_now: bool = False, opened: Any = None,
+) -> IndexUpdate:
+    """The first half of `index_report` (same arguments; `mapper`: an open Executor, or None for serial), inside
+    the caller's writer lock: the items made and the index opened; nothing in it is written yet. `apply()`
+    writes it. `embed_now`: the new or changed items' texts are embedded into the cache here, so that `apply()`
+    reads them back (an add prepares while its view is drawn in another process, before it commits the graph
+    the index then follows; a large first index does not: it would read every vector back). `opened`: the
+    index opened already (`open_index(ws.index_dir, embedder=embedder, cache=...)`), closed by this update."""
+    cache = cache if isinstance(cache, Cache) else Cache(cache if cache is not None else ws.cache_dir)
+    search_index = opened
+    try:
+        items, kinds, failed = _items(ws, corpus, graph, corpus_chunks, cache)
+        if search_index is None:
             search_index = open_index(ws.index_dir, embedder=embedder, cache=cache.using(mapper), progress=progress)
-            try:
-                if embedder_name is not None:
-                    search_index.store.set_meta({"embedder_name": embedder_name})
-                changes = search_index.add(items, progress=progress)
-                keep = {i.id for i in items}
-                stale = [i.id for row, i in enumerate(search_index.items)
-                         if i.kind in kinds and i.id not in keep and search_index.row_of.get(i.id) == row]
-                removed = search_index.remove(stale).removed
-                report = IndexReport(**changes.model_dump(exclude={"removed"}), removed=removed,
-                                     items=len(search_index), documents_unreadable=failed, index=str(ws.index_dir))
-            finally:
-                search_index.close()
-        gen = ws.begin("index", config={"index_embedder": embedder_name})
+        if embed_now and search_index.embedder is not None:  # what `add` embeds, now (a cache entry per text)
+            row_of, stored = search_index.row_of, search_index.items
+            texts = list(dict.fromkeys(i.text for i in items if i.id not in row_of
+                                       or stored[row_of[i.id]].hash != i.hash))
+            embed_batched(texts, embedder=search_index.embedder, cache=search_index.cache)
+    except BaseException:
+        if search_index is not None:
+            search_index.close()
+        raise
+    return IndexUpdate(ws, search_index, items, kinds, failed, progress)
+
+
+def _items(ws: Workspace, corpus: str | os.PathLike[str] | None, graph: Graph | None, corpus_chunks: Any,
+           cache: Cache) -> tuple[list[Any], set[str], int]:
+    """The items to index (entities and relations of the graph, chunks of the corpus), the kinds they cover and
+    how many corpus files could not be read."""
+    config = ws.manifest().config
+    folder = corpus if corpus is not None else config.get("corpus")
+    has_graph = ws.exists(GRAPH)
+    if folder is None and not has_graph:
+        raise WorkspaceError(f"nothing to index in {ws.root}: no graph.json and no corpus folder")
+    if folder is not None and not Path(folder).exists():
+        raise FileNotFoundError(f"{folder}: no such file or folder (the corpus to index)")
+    if graph is None and has_graph:
+        graph = read_graph(ws)
+    items, kinds = [], set()
+    mentions: dict[str, list[str]] = {}
+    if graph is not None:
+        items += items_from_graph(graph)
+        mentions = entities_by_chunk(graph)
+        kinds |= {"entity", "relation"}
+    failed = 0
+    if corpus_chunks is None and folder is not None:
+        documents, errors = load_corpus(folder, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+                                        exclude=[ws.root])
+        corpus_chunks = documents, errors, [c for d in documents for c in chunk_document(
+            d, max_chars=config.get("max_chars", MAX_CHUNK_CHARS),
+            overlap_chars=config.get("overlap_chars", OVERLAP_CHARS))]
+    if corpus_chunks is not None:
+        documents, errors, chunks = corpus_chunks
+        failed = len(errors)
+        items += items_from_chunks(chunks, entities_by_chunk=mentions, paths={d.id: d.path for d in documents})
+        kinds.add("chunk")
+    return items, kinds, failed
+
+
+class IndexUpdate:
+    """A prepared index update (`prepare_index_update`): `apply()` writes it, `close()` (or leaving the `with`
+    block) closes the index either way."""
+
+    def __init__(self, ws: Workspace, search_index: Any, items: list[Any], kinds: set[str], failed: int,
+                 progress: Progress | None) -> None:
+        self.ws, self.search_index, self.items, self.kinds = ws, search_index, items, kinds
+        self.failed, self.progress = failed, progress
+
+    def apply(self, *, embedder_name: str | None = None) -> IndexReport:
+        """Add or replace the items, remove those no longer there, save and close the index, and commit an
+        "index" generation that marks it fresh (inside the caller's writer lock); what changed."""
+        search_index, items, kinds = self.search_index, self.items, self.kinds
+        try:
+            if embedder_name is not None:
+                search_index.store.set_meta({"embedder_name": embedder_name})
+            changes = search_index.add(items, progress=self.progress)
+            keep = {i.id for i in items}
+            stale = [i.id for row, i in enumerate(search_index.items)
+                     if i.kind in kinds and i.id not in keep and search_index.row_of.get(i.id) == row]
+            removed = search_index.remove(stale).removed
+            report = IndexReport(**changes.model_dump(exclude={"removed"}), removed=removed,
+                                 items=len(search_index), documents_unreadable=self.failed,
+                                 index=str(self.ws.index_dir))
+        finally:
+            self.close()
+        gen = self.ws.begin("index", config={"index_embedder": embedder_name})
         gen.mark_fresh(INDEX_DIR)
         gen.commit()
-    return report
+        return report
+
+    def close(self) -> None:
+        if self.search_index is not None:
+            self.search_index.close()
+            self.search_index = None
+
+    def __enter__(self) -> IndexUpdate:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def open_search_index(workspace: Workspace | str | os.PathLike[str], *, embedder: Any = None) -> Any:

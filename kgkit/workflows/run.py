@@ -82,9 +82,12 @@ class ExtractResult:
     @property
     def error_groups(self) -> list[dict[str, Any]]:
         """The chunk errors grouped by cause, most frequent first: [{"cause", "count", "fix"}]."""
+        errors = [c.error for d in self.extractions for c in d.chunks if c.error]
+        if not errors:  # nothing to group: kgkit.llm (asyncio, ssl ...) is not imported for it
+            return []
         from kgkit.llm.errors import group_errors
 
-        return group_errors(c.error for d in self.extractions for c in d.chunks)
+        return group_errors(errors)
 
     @property
     def extractor_calls(self) -> int:
