@@ -242,8 +242,13 @@ def test_trusted_candidate_equals_model_construct():
                   score=0.9, step="rule", verdict="unique", features={"x": 1.0}, reasons=("r",))
     fast, slow = MergeCandidate.trusted(**values), MergeCandidate.model_construct(**values)
     assert fast == slow and fast.model_dump() == slow.model_dump() and fast.model_fields_set == slow.model_fields_set
+    shuffled = MergeCandidate.trusted(**dict(reversed(values.items())))  # fields in another order: same record
+    assert shuffled == slow and list(shuffled.__dict__) == list(slow.__dict__)
+    assert shuffled.model_dump_json() == slow.model_dump_json()
     with pytest.raises(TypeError):
         MergeCandidate.trusted(source="P:a")
+    with pytest.raises(TypeError):  # as many fields, one unknown
+        MergeCandidate.trusted(**{**{k: v for k, v in values.items() if k != "reasons"}, "reason": ("r",)})
 
 
 def test_dates_places_and_abbreviations_in_the_match_key():

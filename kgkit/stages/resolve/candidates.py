@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from rapidfuzz import process
@@ -31,7 +30,14 @@ from kgkit.core.stage import stage
 from kgkit.stages.build import gc_paused
 from kgkit.stages.embed import Embedder
 from kgkit.stages.resolve.config import ResolveConfig
-from kgkit.stages.resolve.index import NameIndex, build_index, lsh_pair_codes, rule_pairs, slip_pair_codes
+from kgkit.stages.resolve.index import (
+    NameIndex,
+    build_index,
+    lsh_pair_codes,
+    rule_pairs,
+    slip_pair_codes,
+    sorted_unique,
+)
 from kgkit.stages.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, squash_key
 from kgkit.stages.resolve.name_rules import person_parts
 from kgkit.stages.resolve.scoring import (
@@ -39,6 +45,7 @@ from kgkit.stages.resolve.scoring import (
     GraphContext,
     MergeCandidate,
     graph_context,
+    score_names,
     score_pair,
     string_floor,
 )
@@ -48,8 +55,9 @@ _SLIPS = {"rule_typo", "rule_swapped", "rule_swapped_typo", "rule_split"}
 _RULES = {"initials", "middle", "surname_only", "legal_form", "qualifier", "acronym", "slip"}
 
 
-@dataclass(frozen=True)
-class Scored:
+class Scored(NamedTuple):
+    """A scored node pair (a tuple: ~500k of these per 100k names, built ~3x faster than a frozen dataclass)."""
+
     score: float
     step: str
     features: dict[str, float]
@@ -186,12 +194,25 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
     passed in."""
     cfg = idx.config
     scored: dict[tuple[int, int], Scored] = {}
+    steps: dict[tuple[str, ...], str] = {}  # blocks -> step, once per distinct tuple of block labels
+    min_score = cfg.min_score
+
+    # score_pair's arguments per node, built once (not twice per pair: ~700k pairs per 100k names)
+    triples = [(key, idx.names[rep], typ) for key, rep, typ in zip(idx.keys, idx.rep, idx.node_types)]
+    titles, counts, types = idx.titles, idx.word_counts, idx.node_types
 
     def add(pair: tuple[int, int], blocks: tuple[str, ...], cosine: float | None = None,
             strings: tuple[float, float, float, float] | None = None) -> None:
-        s, f, r = score_pair(idx, pair[0], pair[1], blocks, context, cosine, strings)
-        if s >= cfg.min_score:
-            step = "rule" if set(blocks) & _RULES else ("lsh" if "lsh" in blocks else "embedding")
+        x, y = pair
+        if context is None:  # score_pair without graph evidence
+            s, f, r = score_names(cfg, triples[x], triples[y], blocks, None, cosine, strings, (titles[x], titles[y]),
+                                  counts.get(types[x]))
+        else:
+            s, f, r = score_pair(idx, x, y, blocks, context, cosine, strings)
+        if s >= min_score:
+            step = steps.get(blocks)
+            if step is None:
+                step = steps[blocks] = "rule" if set(blocks) & _RULES else ("lsh" if "lsh" in blocks else "embedding")
             scored[pair] = Scored(s, step, f, tuple(r), blocks)
 
     n = len(idx.keys)
@@ -202,7 +223,7 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
         pair = (code // n, code % n)
         add(pair, (rules[pair], "lsh") if also_lsh else (rules[pair],))
     slips = slip_pair_codes(idx)
-    codes = np.union1d(lsh, slips)
+    codes = sorted_unique(np.concatenate([lsh, slips]))  # np.union1d, without its slow hashing unique
     codes = codes[~_contains(rule_codes, codes)]
     a, b = codes // n, codes % n
     tsort, jw = _bulk_strings(idx, a, b, STRING_SCORERS[1::2])
@@ -252,30 +273,36 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
     When the margin leaves it open, a close candidate (within the margin of the query's best) is
     "unique_by_context" when it is the only one sharing neighbours or documents with the query
     (`ResolveConfig.context_tiebreak`)."""
-    ranked: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    by_node: dict[int, list[tuple[float, int]]] = defaultdict(list)
     for (a, b), s in scored.items():
-        ranked[a].append((s.score, b))
-        ranked[b].append((s.score, a))
-    for lst in ranked.values():
-        lst.sort(key=lambda x: (-x[0], x[1]))
+        by_node[a].append((-s.score, b))
+        by_node[b].append((-s.score, a))
+    ranked: dict[int, list[tuple[float, int]]] = {}  # node -> (score, other), best first, then by node
+    for n, lst in by_node.items():
+        lst.sort()  # (-score, other): the order (score descending, other ascending) without a key function
+        ranked[n] = [(-neg, o) for neg, o in lst]
     close = idx.config.auto_accept
     info = {n: _information(idx, n) for n in ranked}  # once per node, not per pair and rival
-
-    def linked(x: int, y: int) -> bool:
-        hit = scored.get((x, y) if x < y else (y, x))
-        return hit is not None and hit.score >= close and idx.node_types[x] == idx.node_types[y]
+    types = idx.node_types
+    links: dict[int, set[int]] = defaultdict(set)  # node -> nodes of its type it matches at `close` or more
+    for (a, b), s in scored.items():
+        if s.score >= close and types[a] == types[b]:
+            links[a].add(b)
+            links[b].add(a)
 
     def spelling(n: int, other: int, query: int) -> bool:
         """n is another spelling of other: linked to it, or through a third name (not the query) linked to
         both — for people, one with as many given names as the shorter of the two."""
-        if linked(n, other):
+        near = links.get(other)
+        if not near:
+            return False
+        if n in near:
             return True
         for score, w in ranked[n]:
             if score < close:
                 return False
-            if (w != query and w != other and linked(w, other) and idx.node_types[w] == idx.node_types[n]
-                    and (idx.node_types[w] not in PERSON_TYPES
-                         or info[w][0] >= min(info[n][0], info[other][0]))):
+            if (w != query and w != other and w in near and types[w] == types[n]
+                    and (types[w] not in PERSON_TYPES or info[w][0] >= min(info[n][0], info[other][0]))):
                 return True  # a shorter form ("C. Campbell") links two people: for people only as full a name counts
         return False
 
@@ -357,7 +384,7 @@ def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), emb
         context = graph_context(graph) if use_graph else None
         scored = score_nodes(idx, context, embedder)
         out = exact_candidates(idx)
-        for pair, (query, other, verdict) in sorted(verdicts(idx, scored).items()):
+        for pair, (query, other, verdict) in verdicts(idx, scored).items():  # order: the sort below (pairs unique)
             s = scored[pair]
             src, dst = idx.rep[query], idx.rep[other]
             if (s.step != "rule" or _SLIPS & s.features.keys()) and idx.mentions[src] > idx.mentions[dst]:

@@ -29,7 +29,7 @@ from kgkit.stages.resolve.keys import (
     split_suffix,
     squash_key,
 )
-from kgkit.stages.resolve.name_rules import is_typo, person_suffix
+from kgkit.stages.resolve.name_rules import has_digit, is_typo, person_suffix
 
 SHORT_NAME_LETTERS = 8
 """Outside person names, a word of at most this many letters a letter or two from another word is not taken
@@ -102,7 +102,7 @@ def _same_word(x: str, y: str, person: bool) -> bool:
     short, long_ = (x, y) if len(x) <= len(y) else (y, x)
     if len(short) == 1:
         return long_.startswith(short)
-    if any(ch.isdigit() for ch in x + y):
+    if has_digit(x + y):
         return False
     if len(short) >= 4 and _plural(short, long_):
         return True

@@ -135,7 +135,7 @@ def _match_key(name: str, entity_type: str | None) -> str:
         text = _GLUED_INITIALS.sub(r"\1\2 ", text)  # "N.V.PHILIPS" -> "NV PHILIPS"
         text = _LEGAL_PHRASES.sub(lambda m: _LEGAL_PHRASE_FORM[normalise_name(m.group(0))], text)
     text = _reorder(text, person)
-    base = normalise_name(text)
+    base = _normalise(text)
     tokens = _join_initials([ABBREVIATIONS.get(t, t) for t in base.split()])
     if not tokens:
         return base
@@ -176,6 +176,10 @@ def _year_first(tokens: list[str]) -> list[str]:
     return tokens
 
 
+_normalise = lru_cache(maxsize=1 << 18)(normalise_name)
+"""normalise_name, once per text: a name's key, acronym and titles normalise the same text."""
+
+
 def qualifier_words(key_a: str, key_b: str) -> tuple[str, ...]:
     """The words one key adds to the other, in order, when every one of them is a qualifier — a year, a
     kind word ("Bank", "Group", "Holdings") or a legal form — and the other words agree in order; else ().
@@ -185,9 +189,10 @@ def qualifier_words(key_a: str, key_b: str) -> tuple[str, ...]:
     >>> qualifier_words("acme bank", "acme group"), qualifier_words("mifflin holdings", "mifflin acme holdings")
     ((), ())
     """
-    short, long_ = sorted((key_a.split(), key_b.split()), key=len)
-    if not short or len(short) == len(long_):
+    words_a, words_b = key_a.split(), key_b.split()
+    if len(words_a) == len(words_b) or not words_a or not words_b:
         return ()
+    short, long_ = (words_a, words_b) if len(words_a) < len(words_b) else (words_b, words_a)
     extra: list[str] = []
     pos = 0
     for tok in long_:
@@ -207,6 +212,7 @@ def is_qualifier(token: str) -> bool:
             or token in ROYAL_PREDICATES)
 
 
+@lru_cache(maxsize=1 << 18)
 def core_key(key: str) -> str:
     """A key without its qualifier words (keys.is_qualifier): equal core keys are what qualifier_words
     can pair.
@@ -285,10 +291,11 @@ def acronym(name: str) -> str:
     >>> acronym("Acme Research Institute"), acronym("IBM")
     ('ari', '')
     """
-    words = [w for w in normalise_name(name).split() if w not in STOPWORDS]
+    words = [w for w in _normalise(name).split() if w not in STOPWORDS]
     return "".join(w[0] for w in words) if len(words) >= 2 else ""
 
 
+@lru_cache(maxsize=1 << 18)
 def looks_like_acronym(name: str) -> bool:
     """A single short word of letters, as written ('IBM', 'I.B.M.', 'Ibm').
 
@@ -322,7 +329,7 @@ def leading_titles(name: str) -> frozenset[str]:
     (['senator'], [])
     """
     out = set()
-    for tok in normalise_name(_reorder(name.strip().lstrip("*").strip(), True)).split()[:-1]:
+    for tok in _normalise(_reorder(name.strip().lstrip("*").strip(), True)).split()[:-1]:
         if tok not in TITLES:
             break
         out.add(tok)

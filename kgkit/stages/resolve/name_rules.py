@@ -17,7 +17,7 @@ from rapidfuzz.distance import OSA
 
 from kgkit.stages.resolve.keys import TITLES, split_suffix
 
-__all__ = ["initials_rule", "is_typo", "person_parts", "person_slip", "person_suffix", "token_conflict"]
+__all__ = ["has_digit", "initials_rule", "is_typo", "person_parts", "person_slip", "person_suffix", "token_conflict"]
 
 
 def person_parts(key: str) -> tuple[tuple[str, ...], str]:
@@ -86,6 +86,15 @@ def initials_rule(key_a: str, key_b: str) -> str | None:
     return "initials"
 
 
+def has_digit(text: str) -> bool:
+    """Whether any character is a digit (str.isdigit); a text of letters only is answered without a scan.
+
+    >>> has_digit("apollo"), has_digit("apollo11"), has_digit("no. \u00b2")
+    (False, True, True)
+    """
+    return not text.isalpha() and any(ch.isdigit() for ch in text)
+
+
 def is_typo(a: str, b: str, *, prefix: bool = True) -> bool:
     """Two words one slip apart: Levenshtein distance 1, or 2 for words over 8 letters with one first
     letter, or one word a prefix (4+ letters) of the other.
@@ -95,7 +104,7 @@ def is_typo(a: str, b: str, *, prefix: bool = True) -> bool:
     >>> is_typo("nobel", "noble")
     True
     """
-    if any(ch.isdigit() for ch in a + b):
+    if has_digit(a + b):
         return False  # "1991" / "1997", "No. 3" / "No. 5": numbers are never typos of each other
     if prefix and min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)):
         return True  # an abbreviation: "koninkl" / "koninklijke"
@@ -149,7 +158,7 @@ def _slipped(ta: Sequence[str], tb: Sequence[str], counts: Mapping[str, int] | N
         if short < 3 or abs(len(x) - len(y)) > 2:
             return False
         distance = OSA.distance(x, y, score_cutoff=2)
-        if distance > 2 or (distance == 2 and (short < 6 or x[0] != y[0])) or any(c.isdigit() for c in x + y):
+        if distance > 2 or (distance == 2 and (short < 6 or x[0] != y[0])) or has_digit(x + y):
             return False
         if (distance == 2 and short <= 8) or short < 5:  # a slip in a short word, or two in a mid-length one:
             cx, cy = (counts.get(x, 0), counts.get(y, 0)) if counts is not None else (2, 2)
