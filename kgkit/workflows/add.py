@@ -46,7 +46,7 @@ from kgkit.core.graph import Graph
 from kgkit.io.atomic import dumps_json
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME
-from kgkit.io.workspace import DECISIONS, EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
+from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
 from kgkit.stages.extract import Extractor, extract_texts
@@ -185,12 +185,12 @@ def _read_store(ws: Workspace, graph: Graph | None) -> dict[str, pd.DataFrame]:
 
 class _Before:
     """What an add needs besides the extractions, done once: the current graph and the retracted store read,
-    the search index opened (`cache`: given when it is to be), and the modules of the later steps imported
-    (networkx, decisions, the view ...). Run while extraction workers in other processes parse (their
-    `while_waiting`), else after the extraction. `close()` closes an index not taken (`take_index`)."""
+    the search index opened (`index`: the cache, given when it is to be), and networkx imported (communities).
+    Run while extraction workers in other processes parse (their `while_waiting`), else after the extraction.
+    `close()` closes an index not taken (`take_index`)."""
 
-    def __init__(self, ws: Workspace, *, view: bool, index: Cache | None) -> None:
-        self.ws, self.view, self.index = ws, view, index
+    def __init__(self, ws: Workspace, *, index: Cache | None) -> None:
+        self.ws, self.index = ws, index
         self.called, self.error = False, None
         self.previous: Graph | None = None
         self.kept: dict[str, pd.DataFrame] = {}
@@ -203,14 +203,8 @@ class _Before:
         try:
             self.previous = read_graph(self.ws) if self.ws.exists(GRAPH) else None
             self.kept = _read_store(self.ws, self.previous)
-            # the modules communities, and the build when there are decisions (or splits), import
-            import networkx  # noqa: F401
+            import networkx  # noqa: F401  (communities needs it: imported while the workers parse)
 
-            if self.ws.exists(DECISIONS):
-                pass
-
-            if self.view:
-                pass
             if self.index is not None:
                 from kgkit.io.search_store import open_index
                 from kgkit.workflows.index import query_embedder
@@ -294,7 +288,7 @@ def add(
         indexed = update_index and (ws.index_dir / DB_NAME).exists()
         timings["load"] = clock() - t
         t = clock()
-        before = _Before(ws, view=ws.exists(VIEW), index=cache if indexed else None)
+        before = _Before(ws, index=cache if indexed else None)
         stack.callback(before.close)
         with open_executor(executor) as mapper:
             if hasattr(mapper, "while_waiting"):  # workers in other processes: read while they parse
