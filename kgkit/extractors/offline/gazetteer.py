@@ -14,6 +14,12 @@ packages are optional (the `nlp` extra installs them): without them the gazettee
 >>> places.may_contain("United States", "Moscow")  # the largest Moscow is in Russia
 False
 
+Names are also kept under their plain spelling, as English text writes them, when that is six letters or more and
+no other known place's: the regions' and cities' of 100,000 people or more ("Chhattīsgarh", "Ryazan’").
+
+>>> places.kind("Chhattisgarh"), places.kind("Ryazan")
+('region', 'city')
+
 Building it takes most of a second (both packages' data read and indexed), so a process that is given a cache
 (`use_places_cache`, a `kgkit.core.protocols.StageCache` such as the workspace's `kgkit.io.cache.Cache`; the
 workflows that extract give theirs) stores it there once, as JSON keyed by `gazetteer_version()` and the stored
@@ -32,15 +38,18 @@ from __future__ import annotations
 
 import importlib.metadata
 import threading
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from kgkit.core.protocols import StageCache
 from kgkit.core.stage import stage
 
-__all__ = ["STORED_FORM", "Places", "build_places", "gazetteer_version", "load_places", "use_places_cache"]
+__all__ = ["STORED_FORM", "Places", "build_places", "gazetteer_version", "load_places", "plain_spelling",
+           "use_places_cache"]
 
-STORED_FORM = "1"  # the version of Places.to_json_dict's layout (and of the build): part of the cache key
+STORED_FORM = "2"  # the version of Places.to_json_dict's layout (and of the build): part of the cache key
+PLAIN_LETTERS, LARGE_CITY = 6, 100_000  # plain spellings added for names this long, cities this large
 _LOCK = threading.Lock()
 _LOADED: list[Places] = []
 _CACHES: list[StageCache] = []  # where load_places keeps the gazetteer (the last one given)
@@ -188,6 +197,7 @@ def build_places(version: str) -> Places:
     if version != gazetteer_version():
         raise ValueError(f"the installed packages are {gazetteer_version()}, not {version}")
     places = Places(version=version)
+    large: set[str] = set()
     try:
         import pycountry
     except ImportError:  # pragma: no cover - depends on the install
@@ -213,16 +223,45 @@ def build_places(version: str) -> Places:
         for city in gc.get_cities().values():
             key = city["name"].lower()
             places.cities.setdefault(key, set()).add(city["countrycode"])
+            if city["population"] >= LARGE_CITY:
+                large.add(key)
             if city["population"] > largest.get(key, -1):
                 largest[key] = city["population"]
                 places.main_city[key] = city["countrycode"]
         for state in gc.get_us_states().values():
             places.regions.setdefault(state["name"].lower(), set()).add("US")
         places.continents = frozenset(c["name"].lower() for c in gc.get_continents().values())
+    _add_plain_spellings(places, large)
     for name in places.countries:  # a country's name is never a region's or a city's ("Georgia", "Singapore")
         places.regions.pop(name, None)
         places.cities.pop(name, None)
     return places
+
+
+_MARKS = str.maketrans("", "", "‘’ʻʼʾʿ'")  # ayn, hamza, soft sign: "Ryazan’", "‘Ajmān"
+
+
+def plain_spelling(name: str) -> str:
+    """`name` without diacritics and transliteration marks, as English text spells it.
+
+    >>> plain_spelling("chhattīsgarh"), plain_spelling("ryazan’"), plain_spelling("mazār-e sharīf")
+    ('chhattisgarh', 'ryazan', 'mazar-e sharif')
+    """
+    folded = unicodedata.normalize("NFKD", name.translate(_MARKS))
+    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+
+
+def _add_plain_spellings(places: Places, large_cities: set[str]) -> None:
+    """Each region's and large city's name also under its plain spelling ("Chhattīsgarh" -> "chhattisgarh",
+    "Ryazan’" -> "ryazan"), when that has six letters or more and no known place bears it ("Kabul" stays the
+    city, not "Kābul" the province; "Būsh", "Salé" give nothing: short words that are surnames or English)."""
+    for table, names in ((places.regions, list(places.regions)), (places.cities, sorted(large_cities))):
+        for name in names:
+            plain = plain_spelling(name)
+            if plain != name and len(plain) >= PLAIN_LETTERS and places.kind(plain) is None:
+                table[plain] = set(table[name])
+                if table is places.cities:
+                    places.main_city[plain] = places.main_city[name]
 
 
 def use_places_cache(cache: StageCache | None) -> None:

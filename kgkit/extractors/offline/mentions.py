@@ -8,7 +8,8 @@
   An acronym in brackets after the name it spells is that name ("the Distinguished Service Medal (DSM)").
 - **Titles.** A title or honorific before a name becomes the `title` attribute: "Prime Minister Churchill" ->
   Churchill (title "Prime Minister"), "Ministers Churchill" -> Churchill. A title alone ("the President", "Head
-  Writer") or a role ("Secretary of Agriculture", "Bishop of Pittsburgh") is no entity.
+  Writer") is no entity; a role names what it is of ("the Bishop of Pittsburgh" -> Pittsburgh, "Secretary of
+  Agriculture" -> nothing: a generic word).
 - **Filters.** A name made only of generic capitalised words, titles and function words ("Government", "Federal
   Government", "Budget the Bank"), a lower-case one ("communist"), a fragment glued to a hyphenated word ("VE" of
   "VE-day") and capitals in a heading-like sentence are dropped; a nationality word before a person's name
@@ -255,6 +256,9 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     if not tokens:
         return None
     # titles: "Prime Minister Churchill" -> Churchill, title "Prime Minister"
+    if (of := _role_of(tokens)) is not None:
+        tokens = of  # "the Bishop of Pittsburgh", "King of Romania": the place or body the role is of
+        label = NAME if label in ("PERSON", "NORP") else label
     title_tokens: list[Token] = []
     honorific = tokens[0].lower_ in HONORIFICS or (
         label == "ORG" and len(tokens) == 2 and tokens[0].lower_ in RANKS and head_label(tokens) is None)
@@ -324,6 +328,29 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
                    first=tokens[0].i, last=tokens[-1].i + 1, title=title, votes=votes)
 
 
+
+
+_NOT_ROLES = frozenset(["general", "major", "master", "field", "head", "chief", "count", "dean", "justice", "saint",
+                        "father", "officer", "representative", "speaker", "writer", "editor", "director", "producer",
+                        "composer", "prophet", "envoy"])  # also open names ("General Motors", "Major League") or roles
+_ROLE_WORDS = frozenset(["and", "-", "–", "co", "former", "acting", "dowager", "executive", "vice", "deputy"])
+
+
+def _role_of(tokens: list[Token]) -> list[Token] | None:
+    """The name after a role "of" it, or None: "Bishop of Pittsburgh" -> Pittsburgh, "Emperor of Japan" -> Japan,
+    "Co-Chief Executive Officer of Power Corporation of Canada" -> Power Corporation of Canada (a title word opens
+    it; not one that also opens names: "General", "Major", "Master")."""
+    of = next((n for n, t in enumerate(tokens) if t.lower_ == "of"), None)
+    if of is None or of == 0 or of + 1 >= len(tokens):
+        return None
+    before = tokens[:of]
+    if before[0].lower_ not in TITLES or before[0].lower_ in _NOT_ROLES or not all(
+            t.lower_ in TITLES or t.lower_ in _ROLE_WORDS for t in before):
+        return None
+    rest = tokens[of + 1 :]
+    while rest and rest[0].lower_ in _DETERMINERS:
+        rest = rest[1:]
+    return rest if rest and rest[0].text[:1].isupper() else None
 
 
 def _hyphenated_end(tokens: list[Token], label: str) -> bool:

@@ -5,9 +5,11 @@ them; a bare proper-noun run is labelled NAME and kept only if something types i
 - A year before an event joins it ("2002 Winter Olympics"); a first name left out before a person's name joins it
   ("Anatoly [Borisovich Chubais]"), and the proper nouns, particles and hyphens after it ("João Paulo de Leiria
   [e Silva]"), with a nickname or maiden name in brackets or quotes ("Jacqueline (Maranger) Desmarais").
-- Names cut at a hyphen are joined again ("Moravian - Silesian Region"); two names joined by "and" that share the
-  second one's head word are one ("the Delaware and Hudson Railroad").
-- A quoted title-case phrase is a work and replaces the entities inside it.
+- Names cut at a hyphen, a foreign particle, an "of" or a nationality word are joined again ("Moravian - Silesian
+  Region", "Sogn og Fjordane", "the Bay of Biscay", "the Russian Far East"), as are two names the parse makes one
+  noun phrase ("Tokyo Imperial Palace") and two joined by "and" sharing a head word ("the Delaware and Hudson Railroad").
+- A quoted title-case phrase, one a sentence defines or a work's noun introduces, is one name replacing the entities
+  inside it; a name of several words is the same name wherever its words recur.
 
 >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
 >>> doc = load_model(DEFAULT_MODEL)("Land was sold to the Delaware and Hudson Railroad in 1823.")
@@ -20,7 +22,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kgkit.extractors.offline.lexicon import ADJECTIVAL, DEMONYMS, GENERIC, HEADS, NAME_PARTICLES, PREFIXES, TITLES
+from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.lexicon import ADJECTIVAL, CLASSIFIERS, COMPASS, DEMONYMS, GENERIC, HEADS, NAME_PARTICLES, PREFIXES, TITLES
 from kgkit.extractors.offline.votes import NAME, head_label
 
 if TYPE_CHECKING:
@@ -36,6 +39,12 @@ _HYPHENS = {"-", "–"}
 _ROMAN = re.compile(r"[IVXLC]+\.?")
 _OPENERS, _CLOSERS = {"(", '"', "“", "``"}, {")", '"', "”", "''"}
 _JOINING = NAME_PARTICLES | {"e", "y", "von", "der"}  # "João Paulo de Leiria e Silva", "García y Pérez"
+# lower-case words that join two capitalised parts of one foreign name: "Sogn og Fjordane", "Zell am See", "San
+# Pietro ad Aram", "Bruck an der Leitha" ("an" only before "der"/"dem": it is an English article too)
+_CONNECTORS = (NAME_PARTICLES - {"st", "la", "le", "el", "al"}) | {"og", "am", "ad", "y", "e", "von", "der", "den", "zu", "zum", "zur", "im", "sur", "upon"}
+_SECOND_CONNECTORS = {"der", "den", "dem", "la", "las", "los", "le", "les", "el", "al"}  # "an der", "de la", "de los"
+_CUT_AT = {"of"} | NAME_PARTICLES  # an entity ending in one of these was cut before the rest of its name
+_NUMBERED, _ROAD_NUMBER = {"route", "highway", "interstate", "motorway", "expressway", "freeway", "autobahn"}, re.compile(r"[A-Z]{0,2}-?\d{1,4}[A-Z]?")
 
 
 def sentence_of(doc: Doc, i: int) -> tuple[int, int]:
@@ -77,16 +86,48 @@ def candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
         end, label = ent.end, ent.label_
         if label == "PERSON":
             end, label = _name_after(doc, end)
+        elif doc[end - 1].lower_ in _NUMBERED and end < len(doc) and _ROAD_NUMBER.fullmatch(doc[end].text):
+            end += 1  # "U.S. Route 20", "County Route 501", "Interstate I-95": the number is the name
         covered = end
         spans.append((start, end, label))
     for run in _proper_runs(doc) + _acronyms(doc):
         if not any(s[0] < run[1] and run[0] < s[1] for s in spans):
             spans.append(run)
-    spans = _join_coordinated(doc, _join_hyphens(doc, sorted(spans)))
-    quoted = _quoted_titles(doc)
+    spans = _join_coordinated(doc, _join_hyphens(doc, _join_particles(doc, _join_compounds(doc, _join_nationality(doc, sorted(spans))))))
+    quoted = _quoted_titles(doc) + _defined_subjects(doc) + _classified_titles(doc)
     if quoted:
         spans = [s for s in spans if not any(s[0] < q[1] and q[0] < s[1] for q in quoted)] + quoted
-    return sorted(spans)
+    return _same_everywhere(doc, sorted(spans))
+
+
+def _same_everywhere(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """A name of several words found once is the same name wherever its words recur in the text: the pieces spaCy
+    cut it into elsewhere ("Rage Against the Machine" defined, then "Rage Against the [Machine]'s songs") give way to
+    it, unless a longer name holds the place."""
+    longest: dict[tuple[str, ...], tuple[int, int, str]] = {}
+    for span in spans:
+        if span[1] - span[0] >= 2 and doc[span[0]].text[:1].isupper() and doc[span[1] - 1].text[:1].isupper():
+            key = tuple(t.text for t in doc[span[0] : span[1]])
+            longest.setdefault(key, span)
+    if not longest:
+        return spans
+    firsts: dict[str, list[tuple[str, ...]]] = {}
+    for key in sorted(longest, key=len, reverse=True):
+        firsts.setdefault(key[0], []).append(key)
+    out = list(spans)
+    for i, token in enumerate(doc):
+        for key in firsts.get(token.text, ()):
+            end = i + len(key)
+            if end > len(doc) or tuple(t.text for t in doc[i:end]) != key or longest[key][0] == i:
+                continue
+            if sentence_of(doc, i) != sentence_of(doc, end - 1):
+                continue
+            inside = [s for s in out if i <= s[0] and s[1] <= end]
+            if any(s[0] < end and i < s[1] and s not in inside for s in out) or [s[:2] for s in inside] == [(i, end)]:
+                continue  # a longer or crossing name holds the place, or it is already the name
+            out = [s for s in out if s not in inside] + [(i, end, longest[key][2])]
+            break
+    return sorted(out)
 
 
 def _name_after(doc: Doc, end: int) -> tuple[int, str]:
@@ -136,6 +177,117 @@ def _acronyms(doc: Doc) -> list[tuple[int, int, str]]:
     """Capitals the NER left out ("INSEAD", "DLNA"): an organisation, by default."""
     return [(t.i, t.i + 1, "ORG") for t in doc if t.tag_ == "NNP" and t.is_upper and t.is_alpha and 3 <= len(t.text) <= 6
             and not t.ent_type_ and not _ROMAN.fullmatch(t.text)]
+
+
+def _join_nationality(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """A nationality word just before a name is part of it ("the Swedish Riksdag", "the Russian Far East", "the
+    Norwegian Premier League"; not before a person's name, "Irishman Tadhg Kennelly", nor a title, "Malaysian Prime
+    Minister Mahathir", nor a given name spaCy did not call a person, "Democrat Sidney Yates"). The name's label
+    stays."""
+    out: list[tuple[int, int, str]] = []
+    for span in spans:
+        if out and out[-1][1] == span[0] and out[-1][1] - out[-1][0] == 1 and span[2] not in ("PERSON", "NORP", NICKNAMED) \
+                and span[2] not in NUMERIC_LABELS:
+            word, after = doc[out[-1][0]], doc[span[0]]
+            headed = head_label(list(doc[span[0] : span[1]])) is not None  # "Premier League", "Senate"
+            if ((word.lower_ in DEMONYMS or out[-1][2] == "NORP") and word.text[:1].isupper()
+                    and after.tag_ in ("NNP", "NNPS") and after.text[:1].isupper()
+                    and ((after.lower_ not in TITLES and after.lower_ not in GIVEN_NAMES) or headed)
+                    and sentence_of(doc, word.i) == sentence_of(doc, after.i)):
+                out[-1] = (out[-1][0], span[1], span[2])
+                continue
+        out.append(span)
+    return out
+
+
+def _join_compounds(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Two names side by side that the parse makes one noun phrase (the first's last word a compound modifier of a
+    word of the second) are one name: "Tokyo Imperial Palace", "Daniel K. Inouye International Airport", "AFC
+    Bournemouth", "Mladá Boleslav"; a person's name only before a head word). Not a title before a name
+    ("General [Lucius D. Clay]", "U.S. Representative"), nor a place before a person's full name ("Republic of
+    Kazakhstan Nursultan Nazarbayev"). The label is the
+    second's (the head's; none when it had none: "Hollywood Reporter"), or the first's when the second is a
+    one-word person ("Mladá Boleslav"), a compass word ("Dublin West") or the city of a club or firm ("DVA
+    Miami")."""
+    out: list[tuple[int, int, str]] = []
+    for span in spans:
+        if out and out[-1][1] == span[0] and _one_phrase(doc, out[-1], span):
+            a = out[-1]
+            label = span[2]
+            if span[2] in ("PERSON", NICKNAMED) or (span[2] == NAME and span[1] - span[0] == 1 and doc[span[0]].lower_ in COMPASS) \
+                    or (a[2] == "ORG" and span[2] in ("GPE", "LOC")):
+                label = a[2]  # "Mladá Boleslav", "Dublin West", "DVA Miami" (a club or firm and its city)
+            out[-1] = (a[0], span[1], label)
+            continue
+        out.append(span)
+    return out
+
+
+def _one_phrase(doc: Doc, a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    labels = (a[2].strip(), b[2].strip())
+    last, first = doc[a[1] - 1], doc[b[0]]
+    return (last.dep_ == "compound" and b[0] <= last.head.i < b[1] and last.text[:1].isupper() and first.text[:1].isupper()
+            and not any(x in NUMERIC_LABELS or x in ("NORP", QUOTED.strip()) for x in labels)
+            and not any(t.lower_ in TITLES for t in doc[a[0] : a[1]])
+            and first.lower_ not in TITLES and doc[b[1] - 1].lower_ not in TITLES
+            and not (labels[1] == "PERSON" and b[1] - b[0] >= 2)
+            and (labels[0] != "PERSON" or (labels[1] != "PERSON" and head_label(list(doc[b[0] : b[1]])) is not None))
+            and sentence_of(doc, a[0]) == sentence_of(doc, b[0]))
+
+
+def _join_particles(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Two capitalised parts of one name joined again across what spaCy cut them at: lower-case particles of a
+    foreign name ("Sogn og Fjordane", "San Pietro ad Aram", "Jeanne Thérèse du Han de Martigny"; the second part
+    a name or one capitalised word outside any, "Zell am See"), or an entity (not a person's, nor a role) that
+    ends in "of" or a particle, followed at once by the rest of its name ("the Bay of" + "Biscay", "the Circuit
+    Court of" + "Cook County"). The first part's label stays (unless it had none)."""
+    starts = {s[0]: s for s in spans}
+    taken = {i for s in spans for i in range(s[0], s[1])}
+    out: list[tuple[int, int, str]] = []
+    skip = -1
+    for span in spans:
+        if span[0] < skip:
+            continue
+        first, end, label = span
+        while True:
+            nxt = _joined_part(doc, first, end, label, starts, taken)
+            if nxt is None:
+                break
+            end, label = nxt[1], label if label != NAME else nxt[2]
+        skip = end
+        out.append((first, end, label))
+    return out
+
+
+def _joined_part(doc: Doc, first: int, end: int, label: str, starts: dict[int, tuple[int, int, str]],
+                 taken: set[int]) -> tuple[int, int, str] | None:
+    """The part of a name after the span [first, end) across particles or a cut, or None."""
+    if end >= len(doc) or sentence_of(doc, first) != sentence_of(doc, end):
+        return None
+    last = doc[end - 1]
+    if (last.lower_ in _CUT_AT and last.is_lower and end - first >= 2 and doc[end - 2].text[:1].isupper()
+            and label not in (NAME, "PERSON") and not any(t.lower_ in TITLES for t in doc[first:end])):
+        gap = end  # spaCy's entity took the "of" and stopped: "the Bay of" + "Biscay"
+    elif last.text[:1].isupper() and last.is_alpha:
+        gap = end
+        if doc[gap].lower_ in _CONNECTORS and doc[gap].is_lower:
+            gap += 1
+            if gap < len(doc) and doc[gap].lower_ in _SECOND_CONNECTORS and doc[gap].is_lower:
+                gap += 1
+        elif doc[gap].lower_ == "an" and gap + 1 < len(doc) and doc[gap + 1].lower_ in ("der", "dem"):
+            gap += 2
+        if gap == end or gap - end > 2:
+            return None
+    else:
+        return None
+    if gap >= len(doc) or sentence_of(doc, gap) != sentence_of(doc, first) or not doc[gap].text[:1].isupper() \
+            or not doc[gap].is_alpha:
+        return None
+    if gap in starts:
+        return starts[gap]
+    if gap not in taken and gap > end and doc[gap].is_title and (gap + 1 >= len(doc) or not doc[gap + 1].text[:1].isupper()):
+        return gap, gap + 1, NAME  # "Zell am See": one capitalised word outside any name
+    return None
 
 
 def _join_hyphens(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -203,6 +355,74 @@ def _proper_runs(doc: Doc) -> list[tuple[int, int, str]]:
         elif len(tokens) == 1 and tokens[0].is_alpha and tokens[0].is_title and len(tokens[0].text) > 2:
             out.append((i, j, NAME))
         i = max(j, i + 1)
+    return out
+
+
+_TITLE_WORDS = frozenset(["of", "the", "and", "for", "in", "at", "a", "an", "on", "to", "against", "with", "from", "by",
+                          "'s", "’s", "'", "’", "-", "–", ":", "&"])
+
+
+def _defined_subjects(doc: Doc) -> list[tuple[int, int, str]]:
+    """A title-case phrase opening a sentence that defines it ("Cranks and Shadows is a crime novel", "Rage Against
+    the Machine is an American band", "Clear and Present Danger was a 1994 film"): one name, whatever spaCy's
+    entities cut it into; its label is the longest entity inside it (NAME if none)."""
+    out = []
+    for sent in doc.sents:
+        root = sent.root
+        if root.lemma_ != "be" or root.lower_ not in ("is", "was") or root.i - sent.start < 2 or root.i + 1 >= sent.end \
+                or doc[root.i + 1].lower_ not in ("a", "an", "the"):
+            continue
+        first = sent.start + (doc[sent.start].lower_ == "the")
+        words = list(doc[first : root.i])
+        if len(words) < 2 or not words[0].text[:1].isupper() or not words[-1].text[:1].isupper() or not any(
+                t.lower_ in _TITLE_WORDS for t in words) or sentence_of(doc, first) != sentence_of(doc, root.i - 1):
+            continue
+        capitals = sum(t.is_alpha and t.text[:1].isupper() for t in words)
+        if all(t.text[:1].isupper() or t.like_num or t.lower_ in _TITLE_WORDS for t in words) and capitals >= 2 \
+                and words[0].tag_ != "IN" and not any(t.lower_ in TITLES for t in words):
+            inside = max((e for e in doc.ents if first <= e.start and e.end <= root.i), key=len, default=None)
+            big = inside is not None and 2 * sum(t.is_alpha and t.text[:1].isupper() for t in inside) > capitals
+            out.append((first, root.i, inside.label_ if big else NAME))  # "Trane 's" (ORG) of "Trane 's Blues": no
+    return out
+
+
+_DETERMINERS = frozenset(["the", "a", "an"])
+_JOINS_TITLE = frozenset(["of", "the", "and", "a", "an", "for", "to", "at", "in", "on", "against", "from"])
+_APART = ("GPE", "LOC", "PERSON", "ORG", "NORP", "DATE")  # after "in", "and" ...: another thing, not the title's
+
+
+def _classified_titles(doc: Doc) -> list[tuple[int, int, str]]:
+    """The title-case phrase a work's noun introduces is one title: "the 1990 film The Hunt for Red October", "his
+    third studio album, Summer At Eureka", "titles such as Princess Alice and the Glass Slipper" (capitalised words
+    and the small words of titles between them; not across "by", nor into a place, person or body after "in" or
+    "and": "the film Titanic in Cannes")."""
+    out = []
+    n = len(doc)
+    for t in doc:
+        if CLASSIFIERS.get(t.lower_) != "WORK_OF_ART" or t.tag_ != "NN" or not t.is_lower:
+            continue
+        i = t.i + 1
+        if i < n and doc[i].text == ",":
+            i += 1
+        if i + 1 < n and doc[i].lower_ == "such" and doc[i + 1].lower_ == "as":
+            i += 2
+        if i >= n or not doc[i].text[:1].isupper() or not doc[i].is_alpha or sentence_of(doc, i) != sentence_of(doc, t.i):
+            continue
+        if doc[i].lower_ in _DETERMINERS and i + 1 < n and doc[i + 1].text[:1].isupper():
+            i += 1  # "The Hunt for Red October" is named "Hunt for Red October", as "the Red Cross" is
+        end, sent_end = i, sentence_of(doc, i)[1]
+        while end < sent_end:
+            w = doc[end]
+            if w.text[:1].isupper() or (w.like_num and end > i) or (w.tag_ == "POS" and end > i):
+                end += 1
+            elif (w.lower_ in _JOINS_TITLE and w.is_lower and end + 1 < sent_end and doc[end + 1].text[:1].isupper()
+                  and not (w.lower_ != "the" and doc[end + 1].ent_type_ in _APART and doc[end + 1].ent_iob_ == "B")):
+                end += 1
+            else:
+                break
+        capitals = [w for w in doc[i:end] if w.is_alpha and w.text[:1].isupper()]
+        if len(capitals) >= 2 and any(w.is_lower for w in doc[i:end]):
+            out.append((i, end, QUOTED))
     return out
 
 

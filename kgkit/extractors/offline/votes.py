@@ -21,7 +21,25 @@ label but not a head word or a classifying noun):
   a known region or country just after a comma ("McKees Rocks, Pennsylvania");
 - a group: a nationality word alone ("Americans" is no person), a language's name before a noun ("an English
   actor");
-- an award: "X-nominated", "X-winning".
+- an award: "X-nominated", "X-winning";
+- a taxon: "the genus Ortalis"; a broadcaster's call sign ("CKNL-FM"); a record label: "on the Atlantic label";
+- another name: "a device known as Chromecast", "Klamath Falls was originally named Linkville" (the type of the
+  noun or of the name it renames);
+- more of a place: "on the north by Semien Gondar" (borders listed), "the road to Hillswick" (a way to it), "X is
+  located", "the centrally located X", a distance after it ("Tarns, one-and-a-half miles to the south-west"), "the
+  castle of X" (a facility's noun before "of");
+- an award: the object of "receive", "win", "award" ("received a Bronze Star");
+- more of a person: a parenthesis with "born" ("Nikos Aliagas ( / Níkos Aliágas ; born ..."), a party in
+  brackets after a full name ("Terje Halleland ( Progress Party )"), the owner of a novel, play or painting
+  ("Plautus' play"), kin that a list names ("His children included Srutakarma, Iravan ..."). A person's noun in
+  apposition to a place after "in", "at" or "near" is someone else's ("born in Berthier, Canada East, the son of ...").
+
+Weak cues (1.2: they outweigh a bare label and nothing more): a capitalised "The" inside a sentence before a
+name spaCy called an organisation that has no head word and is no plural ("Manet's The Absinthe Drinker": a
+title); a name listed only with people's full names ("Thalía and Fernando Colunga"; not one word spaCy called an
+organisation: "Microsoft and Bill Gates"). A word of three to six
+capitals spaCy called a person is an acronym (ORG 1.2: "OFLC"); a name spaCy called a person that ends in a
+number is a work or a model ("Ong Bak 2", "Sikorsky S-38": 1.5).
 
 A classifying noun also types the list it introduces ("missiles such as Cirit and UMTAS"), and a city before a
 plural nickname is a team ("Los Angeles Lakers": 2.0).
@@ -42,10 +60,22 @@ from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
 from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.cues import (
+    AUTHORED,
+    AWARDED,
+    BORN,
+    DISTANCE,
+    MADE_BY,
+    NOUNS,
+    TAXA,
+    WAYS,
+    placed,
+    renamed_label,
+    with_people,
+)
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
     BY_PERSON,
-    CLASSIFIERS,
     COMPASS,
     DEMONYMS,
     DIRECTIONAL,
@@ -69,10 +99,12 @@ __all__ = ["CONTEXT_WEIGHT", "HEAD_WEIGHT", "NAME", "head_label", "mention_votes
 
 LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
 COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, ORG_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 1.1, 2.5
-ACRONYM_WEIGHT, NAME_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT = 1.2, 0.1, 1.5, 2.0
+ACRONYM_WEIGHT, NAME_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT, WEAK_WEIGHT = 1.2, 0.1, 1.5, 2.0, 1.2  # weak: outweighs a bare label only
 NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
 # corpus-level stage (kgkit.stages.coref) finds a type for it or a full name it stands for
 _DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
+_ACRONYM = re.compile(r"[A-Z]{3,6}")
+_CALL_SIGN = re.compile(r"[A-Z]{3,4} ?- ?(?:FM|AM|TV|DT|LP|HD)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 _MONTHS = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                      "november", "december"])
@@ -110,7 +142,7 @@ def head_label(tokens: list[Token]) -> str | None:
 
 
 def _head_word(token: Token) -> str | None:
-    word = token.lower_
+    word = token.lower_.rstrip(".") or token.lower_  # "Ltd.", "Corp.", "Co." as "ltd", "corp", "co"
     return HEADS.get(word) or HEADS.get(token.lemma_.lower()) or HEADS.get(word[:-1] if word.endswith("s") else "")
 
 
@@ -140,17 +172,21 @@ def _classifier(doc: Doc, tokens: list[Token], root: Token) -> str | None:
     """The label a common noun beside the name implies: "the town of X", "the cruiser X", "X is a German film",
     "X, a town in ...", "the American writer X"."""
     after = doc[tokens[-1].i + 1] if tokens[-1].i + 1 < len(doc) else None
-    if after is not None and after.is_lower and root.head.i == after.i and CLASSIFIERS.get(after.lemma_.lower()) in ("GPE", "LOC"):
-        return CLASSIFIERS[after.lemma_.lower()]  # "Mie prefecture", "Vienna city council": places only
+    if after is not None and after.is_lower and root.head.i == after.i and NOUNS.get(after.lemma_.lower()) in ("GPE", "LOC"):
+        return NOUNS[after.lemma_.lower()]  # "Mie prefecture", "Vienna city council": places only
+    if after is not None and after.is_lower and root.head.i == after.i and after.lemma_.lower() in MADE_BY:
+        return "ORG"  # "on the Atlantic label", "the Penguin imprint"
     before = doc[tokens[0].i - 1] if tokens[0].i > 0 else None
-    if before is not None and before.is_lower and (label := CLASSIFIERS.get(before.lemma_.lower())) is not None:
+    if before is not None and before.is_lower and (label := NOUNS.get(before.lemma_.lower())) is not None:
         return label  # "the cruiser Prinz Eugen", "the film Aanandam"
+    if before is not None and before.is_lower and before.lower_ in TAXA and tokens[0].ent_type_:
+        return "MISC"  # "the genus Ortalis", "the subfamily Oecophorinae": a taxon
     if (label := _listed(root)) is not None:
         return label  # "missiles such as Cirit and UMTAS", "the television series Lost, Alias and Fringe"
     head = root.head
     if (root.dep_ == "pobj" and head.lower_ == "of" and head.head.is_lower and head.head.i < root.i
-            and (label := CLASSIFIERS.get(head.head.lemma_.lower())) in ("GPE", "LOC")):
-        return label  # "the town of Watersmeet" (but not "the chairman of Shaw Communications")
+            and (label := NOUNS.get(head.head.lemma_.lower())) in ("GPE", "LOC", "FAC")):
+        return label  # "the town of Watersmeet", "the castle of Gross-Schwansee" (not "the chairman of Shaw Communications")
     nouns = [c for c in root.children if c.dep_ == "appos" and c.is_lower]
     if root.dep_ == "appos" and head.is_lower:
         nouns.append(head)
@@ -158,7 +194,7 @@ def _classifier(doc: Doc, tokens: list[Token], root: Token) -> str | None:
         nouns += [c for c in head.children if c.dep_ == "attr" and c.is_lower]
     for noun in nouns:
         for n in (noun, *noun.conjuncts):
-            if (label := CLASSIFIERS.get(n.lemma_.lower())) is not None:
+            if (label := NOUNS.get(n.lemma_.lower())) is not None and not (label == "PERSON" and placed(root)):
                 return label
     return None
 
@@ -174,19 +210,21 @@ def _listed(root: Token) -> str | None:
     if first.dep_ == "pobj" and (head.lower_ in ("including", "like") or (
             head.lower_ == "as" and head.i > 0 and head.doc[head.i - 1].lower_ == "such")):
         noun = head.head.head if head.head.lower_ == "such" else head.head
-        if noun.tag_ == "NNS" and (label := CLASSIFIERS.get(noun.lemma_.lower())) is not None:
+        if noun.tag_ == "NNS" and (label := NOUNS.get(noun.lemma_.lower())) is not None:
             return label
     if (first.dep_ in ("compound", "nmod") and first.conjuncts and head.i > first.i and head.is_lower
             and root.lower_ not in DEMONYMS and root.pos_ == "PROPN"
-            and head.tag_ == "NNS" and (label := CLASSIFIERS.get(head.lemma_.lower())) is not None):
+            and head.tag_ == "NNS" and (label := NOUNS.get(head.lemma_.lower())) is not None):
         return label  # "the Final Fantasy, Dragon Quest and Kingdom Hearts series", "Stinger and Rapier missiles"
     if first.dep_ == "dobj" and head.lemma_ == "include":  # "Other nearby settlements include Aldoth, Tarns ..."
         for noun in head.children:
-            if noun.dep_ == "nsubj" and noun.tag_ == "NNS" and (label := CLASSIFIERS.get(noun.lemma_.lower())) is not None:
+            if noun.dep_ == "nsubj" and noun.tag_ == "NNS" and (label := NOUNS.get(noun.lemma_.lower())) is not None:
                 return label
+            if noun.dep_ == "nsubj" and noun.tag_ == "NNS" and (noun.lemma_.lower() in KIN or noun.lower_ == "children"):
+                return "PERSON"  # "His children included Srutakarma, Iravan, Babruvahana, and Abhimanyu"
     if first is not root and first.left_edge.i > 0:
         before = first.doc[first.left_edge.i - 1]
-        if before.is_lower and before.pos_ == "NOUN" and (label := CLASSIFIERS.get(before.lemma_.lower())) is not None:
+        if before.is_lower and before.pos_ == "NOUN" and (label := NOUNS.get(before.lemma_.lower())) is not None:
             return label
     return None
 
@@ -202,8 +240,11 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
         if len(inside) == 1 and _YEAR.fullmatch(inside[0].text):
             return "WORK_OF_ART"  # "The Wooden Horse (1950)"
         words = {t.lower_ for t in inside}
-        if any(_YEAR.fullmatch(t.text) for t in inside) and (words & _BIO or words & _MONTHS):
-            return "PERSON"  # "(11 October 1874, in Liegnitz - ...", "(born 1963 in ...)"
+        if len(inside) > 1 and inside[-1].lower_ == "party" and all(t.text[:1].isupper() for t in inside) \
+                and len(tokens) > 1:
+            return "PERSON"  # "the deputy mayor is Terje Halleland ( Progress Party )": a politician
+        if (any(_YEAR.fullmatch(t.text) for t in inside) and (words & _BIO or words & _MONTHS)) or words & BORN:
+            return "PERSON"  # "(11 October 1874, in Liegnitz - ...", "(born 1963 in ...)", "( / Níkos Aliágas ; born ..."
     start = tokens[0].i
     if start >= 2 and _YEAR.fullmatch(doc[start - 1].text) and (doc[start - 2].tag_ == "POS" or doc[start - 2].lower_ == "own"):
         return "WORK_OF_ART"  # "Taito's 1986 Arkanoid", "Coltrane's own 1957 Blue Train"
@@ -217,11 +258,28 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
     if (root.dep_ == "poss" and head.lemma_.lower() in KIN) or (
             root.dep_ == "pobj" and head.lower_ == "of" and head.head.lemma_.lower() in KIN and head.head.is_lower):
         return "PERSON"  # "X's wife", "the son of X"
+    if root.dep_ == "poss" and head.lemma_.lower() in AUTHORED and head.is_lower:
+        return "PERSON"  # "Plautus' play", "E. D. Baker's novel" (not "album", "film": bands, studios)
     if (root.dep_ == "dobj" and lemma in WORK_OBJECT) or (root.dep_ == "nsubjpass" and lemma in WORK_OBJECT):
         return "WORK_OF_ART"  # "Epic released Renegades", "X was published"
     if root.dep_ == "pobj" and ((head.lower_ == "of" and head.head.lower_ in COMPASS) or head.lower_ in ("near", "past")
                                 or (head.lower_ == "by" and head.head.lemma_.lower() in _BOUNDING)):
         return "GPE"  # "southwest of Flagstaff", "near Rosharon", "bordered on the south by Misraq Gojjam"
+    if root.dep_ == "pobj" and head.lower_ == "by" and head.i >= 2 and doc[head.i - 1].lower_ in COMPASS \
+            and doc[head.i - 2].lower_ == "the":
+        return "GPE"  # "on the north by Semien Gondar, on the northeast by Wag Hemra"
+    if root.dep_ == "pobj" and head.lower_ in ("to", "from", "through", "via") and head.head.lemma_.lower() in WAYS:
+        return "GPE"  # "the main A970 road to Hillswick", "the railway from Pirna"
+    if (root.dep_ == "nsubjpass" and lemma in ("locate", "situate")) or (start > 0 and doc[start - 1].lower_ in ("located", "situated")):
+        return "GPE"  # "Ramciel is located ...", "the more centrally located Ramciel"
+    if end + 2 < len(doc) and doc[end].text == "," and (doc[end + 1].like_num or doc[end + 1].lower_ in ("a", "half")) \
+            and any(t.lower_ in DISTANCE for t in doc[end + 2 : end + 10]):
+        return "GPE"  # "Tarns, one-and-a-half miles to the south-west"
+    if head_label(tokens) is None and ((root.dep_ == "dobj" and lemma in AWARDED)
+                                       or (root.dep_ == "nsubjpass" and lemma in ("receive", "win", "earn"))):
+        return "MISC"  # an award: "received a Bronze Star", "awarded him the Pulitzer" (not "Smith was awarded")
+    if (other := renamed_label(root)) is not None:
+        return other
     if root.dep_ == "pobj" and head.lower_ == "to" and head.head.lemma_.lower() in ("marry", "married"):
         return "PERSON"  # "married to Alexandra Colen"
     first = root
@@ -321,13 +379,25 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
               and prep.lower_ != "at" and tokens[0].is_title and _head_word(tokens[0]) is None
               and tokens[0].lower_ not in GENERIC):
             add("GPE", LOCATIVE_WEIGHT)  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
-        if _DOTTED.fullmatch(name) and kind is None:
-            add("ORG", ACRONYM_WEIGHT)  # "N.R.A.": dotted capitals that are no known place
+        if kind is None and (_DOTTED.fullmatch(name) or (label == "PERSON" and _ACRONYM.fullmatch(name))):
+            add("ORG", ACRONYM_WEIGHT)  # "N.R.A.", "OFLC": capitals that are no known place and no person's name
+        if label == "PERSON" and len(tokens) > 1 and any(ch.isdigit() for ch in tokens[-1].text) and head is None:
+            add("WORK_OF_ART" if tokens[-1].is_digit else "PRODUCT", CONTEXT_WEIGHT)  # "Ong Bak 2", "Sikorsky S-38"
+        if _CALL_SIGN.fullmatch(name):
+            add("ORG", CLASSIFIER_WEIGHT)  # "CKNL-FM", "WNBC-TV": a broadcaster's call sign
         if (cue := _context(doc, tokens, root, places)) is not None and not (cue == "PERSON" and label == NAME) \
                 and not (cue == "ORG" and label == "PERSON" and len(tokens) > 1):
             add(cue, CONTEXT_WEIGHT)  # an untyped run is a person by a given name only ("Whereat Scrooge's niece")
+        start = tokens[0].i
+        titled = start > 0 and doc[start - 1].text == "The" and not doc[start - 1].is_sent_start
+        if (label == "ORG" and head is None and kind is None and titled and tokens[-1].tag_ != "NNPS"
+                and not tokens[-1].lower_.endswith("s")):
+            add("WORK_OF_ART", WEAK_WEIGHT)  # "Manet's The Absinthe Drinker", "the blog The Brussels Journal"
         if kind is None and head is None and _given_name(tokens):
             add("PERSON", CONTEXT_WEIGHT)
+        if kind is None and head is None and label != "PERSON" and (label != "ORG" or len(tokens) > 1) and not titled \
+                and with_people(root):
+            add("PERSON", WEAK_WEIGHT)  # "Thalía and Fernando Colunga" (not "Microsoft and Bill Gates")
     if quoted:
         add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
     if label == NAME and not votes:

@@ -1,0 +1,103 @@
+"""Context words and checks for the offline extractor's type votes (kgkit.extractors.offline.votes): classifying
+nouns beside the lexicon's, what a name is another name of ("a device known as Chromecast"), a name listed only
+with people, a person's noun that belongs to someone else. English words only, none taken from a corpus.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kgkit.extractors.offline.lexicon import CLASSIFIERS
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Token
+
+__all__ = ["AUTHORED", "AWARDED", "BORN", "DISTANCE", "MADE_BY", "NAMING", "NOUNS", "RENAMED_LABELS", "TAXA", "WAYS",
+           "entity_words", "placed", "renamed_label", "with_people"]
+
+WAYS = frozenset(["road", "route", "highway", "motorway", "railway", "railroad", "line", "ferry", "bridge", "tunnel",
+                  "trail", "path", "canal", "pipeline", "journey", "trip", "voyage", "flight"])
+TAXA = frozenset(["genus", "subgenus", "family", "subfamily", "superfamily", "tribe", "subtribe", "order", "suborder",
+                  "clade", "phylum", "species", "subspecies"])
+NAMING = frozenset(["know", "name", "rename", "call", "spell", "refer", "dub", "nickname", "style", "title", "retitle"])
+RENAMED_LABELS = frozenset(["PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "PRODUCT", "EVENT"])
+# classifying nouns beside those of kgkit.extractors.offline.lexicon ("X is a seaside resort", "X, the Jewish scripture")
+NOUNS = {**{w: "GPE" for w in ("resort", "community")}, **{w: "LOC" for w in ("isthmus", "site")},
+         **{w: "EVENT" for w in ("ceremony", "parade")}, **{w: "WORK_OF_ART" for w in ("scripture", "epic")},
+         **{w: "PRODUCT" for w in ("boat", "tank")}, **CLASSIFIERS}
+BORN = frozenset(["born", "née", "nee"])
+AUTHORED = frozenset(["novel", "novella", "poem", "play", "painting", "sculpture", "memoir", "autobiography", "biography",
+                      "symphony", "opera", "sonata", "concerto", "essay", "diary", "book", "story"])
+MADE_BY = frozenset(["label", "imprint", "airline", "broadcaster", "network"])
+DISTANCE = frozenset(["mile", "miles", "km", "kilometres", "kilometers", "kilometre", "kilometer", "mi"])
+AWARDED = frozenset(["receive", "win", "award", "earn", "confer", "bestow"])
+
+
+def placed(root: Token) -> bool:
+    """Whether the name (or the one it stands beside) is the object of "in", "at" or "near": a person's noun after
+    it belongs to someone else ("born in Berthier, Canada East, the son of Louis Mousseau").
+
+    >>> doc = _nlp()("He was born in Berthier, Canada East, the son of Louis Mousseau.")
+    >>> placed(doc[7]), placed(doc[0])  # "East", the root of "Canada East"
+    (True, False)
+    """
+    while root.dep_ in ("appos", "conj", "compound") and root.head.i < root.i:
+        root = root.head
+    return root.dep_ == "pobj" and root.head.lower_ in ("in", "at", "near")
+
+
+def renamed_label(root: Token) -> str | None:
+    """The label of what this name is another name of: "a device known as Chromecast" (the noun), "Klamath Falls
+    was originally named Linkville", "the Financial District, also known as FiDi" (spaCy's label of the name).
+
+    >>> doc = _nlp()("The idea was used for a device known as Chromecast.")
+    >>> renamed_label(doc[-2])
+    'PRODUCT'
+    """
+    head = root.head
+    if root.dep_ == "pobj" and head.lower_ == "as" and head.head.lemma_.lower() in NAMING:
+        verb = head.head
+    elif root.dep_ in ("oprd", "attr", "dobj") and head.lemma_.lower() in NAMING and head.lemma_.lower() != "know":
+        verb = head
+    else:
+        return None
+    if verb.dep_ in ("acl", "relcl") and verb.head.i < verb.i:
+        other = verb.head
+    else:
+        other = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if other is None or other.i == root.i:
+        return None
+    if other.ent_type_ in RENAMED_LABELS:
+        return other.ent_type_
+    return NOUNS.get(other.lemma_.lower()) if other.is_lower else None
+
+
+def with_people(root: Token) -> bool:
+    """Whether every name listed with this one is a person's full name, as spaCy labels it ("Thalía and Fernando
+    Colunga", "Andreas and Harula Aliagas").
+
+    >>> doc = _nlp()("His parents are Andreas and Harula Aliagas.")
+    >>> with_people(doc[3]), with_people(doc[6])
+    (True, False)
+    """
+    members = [c for c in root.conjuncts if c.pos_ == "PROPN"]
+    return bool(members) and all(c.ent_type_ == "PERSON" and entity_words(c) > 1 for c in members)
+
+
+def entity_words(token: Token) -> int:
+    """How many words spaCy's entity holding `token` has (0 for none)."""
+    if token.ent_iob_ not in ("B", "I"):
+        return 0
+    doc, start, end = token.doc, token.i, token.i + 1
+    while start > 0 and doc[start].ent_iob_ == "I":
+        start -= 1
+    while end < len(doc) and doc[end].ent_iob_ == "I":
+        end += 1
+    return end - start
+
+
+def _nlp() -> Language:  # the extractor's model, for the examples above
+    from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+
+    return load_model(DEFAULT_MODEL)
