@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from kgkit.core.domain import safe_load_yaml
 from kgkit.io.workspace import CANDIDATES as CANDIDATES_FILE
 from kgkit.io.workspace import DECISIONS as DECISIONS_FILE
 from kgkit.stages.resolve.decisions import Decision
@@ -57,7 +58,7 @@ def dump_decisions(decisions: Sequence[Decision]) -> str:
 def parse_decisions(text: str, *, source: str = "<text>") -> list[Decision]:
     """Decisions from YAML text; DecisionFileError names the first bad entry and field."""
     try:
-        data = yaml.safe_load(text) or {}
+        data = safe_load_yaml(text) or {}
     except yaml.YAMLError as exc:
         raise DecisionFileError(f"{source}: not valid YAML: {exc}") from None
     if not isinstance(data, dict) or data.get("format", FORMAT) != FORMAT:

@@ -45,7 +45,7 @@ from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation
 from kgkit.core.stage import stage
 
-__all__ = ["coref_documents", "parse_votes"]
+__all__ = ["coref_documents", "parse_votes", "prepare_word_stats"]
 
 CORPUS_WEIGHT = 0.5  # the other documents' votes count half
 PLACE_EVIDENCE = 1.5  # a place vote above this (a label and a cue) keeps a name from standing for a person
@@ -115,7 +115,7 @@ def coref_documents(extractions: Sequence[DocumentExtraction], *, domain: Domain
             for t, w in votes.items():
                 corpus[name][t].append(w)
         docs.append(info)
-    words = _WordStats(texts) if texts else None
+    words = _word_stats(texts) if texts else None
     return [_refine(d, info, corpus, domain, words, texts.get(d.document_id) if texts else None)
             for d, info in zip(extractions, docs)]
 
@@ -246,6 +246,30 @@ class _WordStats:
         least three times): a common word ("Constitutional", "Reconstruction"), not a name."""
         low = word.lower()
         return self.lower[low] >= max(3, LOWER_RATIO * self.inner[low])
+
+
+_PREPARED: list[tuple[tuple[tuple[str, str], ...], _WordStats]] = []  # prepare_word_stats's, until taken
+
+
+def prepare_word_stats(texts: Mapping[str, str]) -> None:
+    """Count the corpus's words now: the next `coref_documents` call given the same `texts` takes these counts
+    instead of counting again (they depend on the texts alone). For a caller with time to spare before it has
+    the extractions (`kgkit add` while its extraction workers parse); one set is kept, until taken.
+
+    >>> prepare_word_stats({"d": "Hitherto we went. We went hitherto."})
+    >>> _word_stats({"d": "Hitherto we went. We went hitherto."}).only_opens_sentences("Hitherto"), len(_PREPARED)
+    (True, 0)
+    """
+    _PREPARED[:] = [(tuple(texts.items()), _WordStats(texts))]
+
+
+def _word_stats(texts: Mapping[str, str]) -> _WordStats:
+    """The corpus's word counts: those prepared for these very texts, else counted now."""
+    try:
+        prepared, words = _PREPARED.pop()
+    except IndexError:  # none prepared
+        return _WordStats(texts)
+    return words if prepared == tuple(texts.items()) else _WordStats(texts)
 
 
 def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, dict[str, list[float]]], domain: Domain,

@@ -63,8 +63,10 @@ def load_model(name: str) -> Language:
                 spacy = _import_spacy(name)
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise RuntimeError("the offline extractor needs spaCy: pip install 'kgkit[nlp]'") from exc
+            from kgkit.extractors.offline.loading import load_pipeline  # spacy.load without a throw-away tokenizer
+
             try:
-                _MODELS[name] = spacy.load(name)
+                _MODELS[name] = load_pipeline(spacy, name)
             except OSError as exc:
                 raise RuntimeError(f"spaCy model {name!r} is not installed: pip install 'kgkit[nlp]' ({exc})") from exc
             _RUN_LOCKS[name] = threading.Lock()
