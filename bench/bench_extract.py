@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_extract.py                 # Re-DocRED dev (500 documents) + Christmas Carol
     .venv/bin/python bench/bench_extract.py --limit 100     # the first 100 documents only
     .venv/bin/python bench/bench_extract.py --demo-sample   # + the demo judged sample (bench/out/demo_judge_seed0.md)
+    .venv/bin/python bench/bench_extract.py --demo-sample --demo-n 100 --no-docred --no-carol  # a larger sample only
     .venv/bin/python bench/bench_extract.py --json out.json # + every figure as JSON
 
 Data: ../shared/data (Re-DocRED dev: MIT; A Christmas Carol: public domain). Each part is skipped, with a message
@@ -43,8 +44,9 @@ The baseline is spaCy's NER alone (the same model, labels typed through the same
 (target: none).
 
 **Demo judged sample** (--demo-sample): `kgkit run` on data/demo with the offline extractor, then a seeded sample
-(seed 0) of 40 entities and 40 relations (co-occurrence excluded; their count is printed) written with their
-evidence to bench/out/demo_judge_seed0.md, to be judged by reading; the judgements go in bench/RESULTS.md.
+(seed 0) of 40 entities and 40 relations (co-occurrence excluded; their count is printed; `--demo-n N` for another
+size, all relations when fewer) written with their evidence to bench/out/demo_judge_seed0.md (…_n{N}.md), to be
+judged by reading; the judgements go in bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -429,7 +431,8 @@ def carol(domain: Domain) -> dict[str, Any] | None:
 
 
 def demo_sample(seed: int = 0, n: int = 40) -> dict[str, Any]:
-    """Run the demo, sample entities and relations with their evidence into bench/out/demo_judge_seed{seed}.md."""
+    """Run the demo, sample n entities and n relations (co-occurrence excluded; all of them when fewer) with their
+    evidence into bench/out/demo_judge_seed{seed}.md (demo_judge_seed{seed}_n{n}.md for another n than 40)."""
     from kgkit.workflows.run import run
 
     with tempfile.TemporaryDirectory(prefix="kgkit-bench-extract-") as tmp:
@@ -445,7 +448,7 @@ def demo_sample(seed: int = 0, n: int = 40) -> dict[str, Any]:
     names = dict(zip(ents["id"], ents["name"]))
     types = dict(zip(ents["id"], ents["type"]))
     first = prov.sort_values(["document_id", "start"]).groupby("item_id").head(1).set_index("item_id")
-    lines = [f"# Demo judged sample (seed {seed})", "",
+    lines = [f"# Demo judged sample (seed {seed}, n {n})", "",
              f"{len(ents)} entities, {len(rels)} relations, {int((rels['type'] == CO_OCCURRENCE).sum())} co-occurrence; "
              f"extractor {result.extractor_id}", "", "## Entities", ""]
     for k, row in enumerate(sample_e, 1):
@@ -461,7 +464,7 @@ def demo_sample(seed: int = 0, n: int = 40) -> dict[str, Any]:
                      f"{' NEGATED' if row['negated'] else ''}-> **{names[row['target']]}** ({types[row['target']]}); "
                      f"support {row['support']}, conf {row['confidence']:.2f} — \u00ab{' '.join(str(evidence).split())}\u00bb")
     OUT.mkdir(exist_ok=True)
-    path = OUT / f"demo_judge_seed{seed}.md"
+    path = OUT / (f"demo_judge_seed{seed}.md" if n == 40 else f"demo_judge_seed{seed}_n{n}.md")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     by_name = ents.groupby("name")["type"].nunique()
     return {"entities": len(ents), "relations": len(rels), "co_occurrence": int((rels["type"] == CO_OCCURRENCE).sum()),
@@ -473,6 +476,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="Re-DocRED documents (default: all 500)")
     parser.add_argument("--domain", default="general")
     parser.add_argument("--demo-sample", action="store_true", help="also run the demo and write the judged sample")
+    parser.add_argument("--demo-n", type=int, default=40,
+                        help="entities and relations in the judged sample (default 40, the protocol's first size)")
     parser.add_argument("--no-carol", action="store_true")
     parser.add_argument("--no-docred", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
@@ -514,7 +519,7 @@ def main() -> None:
         print("  Scrooge:", found["scrooge"])
         print(f"  named only outside the book ({len(found['outside_book'])}):", found["outside_book"][:30])
     if args.demo_sample:
-        report["demo"] = demo_sample()
+        report["demo"] = demo_sample(n=args.demo_n)
         print("\ndemo:", report["demo"])
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")

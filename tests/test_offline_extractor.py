@@ -708,6 +708,42 @@ def test_names_spacy_cut_are_joined_again_rules_8(ex: OfflineExtractor, general:
     assert {"Pittsburgh", "Labour Party"} <= set(found[8]) and not {"Bishop of Pittsburgh", "Leader"} & set(found[8])
 
 
+def test_name_boundaries_of_an_old_printed_text_rules_8(ex: OfflineExtractor, general: Domain) -> None:
+    """Rules 8, second part: lower-case words spaCy or the text left inside an organisation's name are part of it,
+    capitalised ("the farm Security Administration", "the Reconstruction finance Corporation", "the International
+    Monetary fund"); a name ending in a generic adjective before a common noun is a fragment; a citation's
+    abbreviation is no name; a number after "Document" is part of the name; "World War I." loses the sentence's
+    full stop; two names fused at "and" are two; a plural head word shared by a list is each one's; a rank opens a
+    long name too ("Generalissimo Chiang Kai-shek"); a role "of" a place with "Foreign" before it names the place."""
+    texts = [
+        "Cash advances made on loans by the farm Security Administration and the Rural Electrification Administration "
+        "are expected to rise .",
+        "It excludes the war activities of the Reconstruction finance Corporation , the estimated total being small .",
+        "Both the International Monetary fund and the International Bank will be met from their general funds .",
+        "(19) Enactment of Federal airport legislation was recommended by me on September 6 .",
+        'The report entitled "Battle for Production" is printed in House Document 398 (79th Cong., 2d sess.). It is '
+        "long .",
+        "We remember our disastrous experience following World War I. Then the very restricted wartime controls were "
+        "removed . Future historians will speak not of World War I and World War II , but of the first and last world "
+        "wars .",
+        "The War and Navy Departments now estimate that by a year from now we will need more men .",
+        "I spoke to Winston Churchill , to Joseph Stalin , and to the Generalissimo Chiang Kai-shek .",
+        "In accordance with the agreement at Yalta , the Foreign Ministers of Great Britain , the Soviet Union , and "
+        "the United States conferred together .",
+    ]
+    found = [{e.name: e.type for e in r.entities} for r in ex.extract(texts, domain=general)]
+    assert found[0].get("Farm Security Administration") == "Organization" and "Security Administration" not in found[0]
+    assert "Reconstruction Finance Corporation" in found[1] and "Reconstruction" not in found[1]
+    assert "International Monetary Fund" in found[2] and "International Monetary" not in found[2]
+    assert "Enactment of Federal" not in found[3]
+    assert found[4].get("House Document 398") == "Work" and "Cong" not in found[4] and "House Document" not in found[4]
+    assert {"World War I", "World War II"} <= set(found[5]) and not {"World War I.", "World War I and World War II"} & set(found[5])
+    assert "Navy Department" in found[6] and "Navy Departments" not in found[6]
+    assert found[7].get("Chiang Kai-shek") == "Person" and "Generalissimo Chiang Kai-shek" not in found[7]
+    assert "Great Britain" in found[8] or "United Kingdom" in found[8]
+    assert "Foreign Ministers of Great Britain" not in found[8]
+
+
 def test_place_surnames_keep_a_person_and_the_list_rebuilds(tmp_path: Path) -> None:
     """A surname that places also bear stays a person ("Lincoln"); the list is rebuilt from the census file by the
     maintenance command, and a bad command line says how to call it."""

@@ -30,12 +30,12 @@ HEADS: dict[str, str] = {}
 for _label, _words in {
     "GPE": """city county province region district municipality township prefecture oblast voivodeship canton
         territory territories republic kingdom state governorate town village borough parish hamlet suburb
-        neighborhood neighbourhood area""",
+        neighborhood neighbourhood area dominion""",
     "LOC": """river lake mountains mountain island islands valley sea ocean bay gulf peninsula desert forest reservoir
         canal strait coast hills hill peak peaks heights falls creek harbor harbour plateau basin delta glacier reef
         archipelago range ridge volcano fjord isthmus lagoon estuary canyon gorge cave crater beach wilderness
         badlands waterfall swamp marsh brook pond moor heath bog stream southwest northwest southeast
-        northeast midwest""",
+        northeast midwest hemisphere""",
     "FAC": """street avenue road bridge airport station stadium arena building tower dam mall highway motorway route
         interstate railway square cathedral palace castle monument memorial museum boulevard drive trail expressway freeway
         parkway turnpike tunnel viaduct aqueduct plaza abbey monastery chapel shrine basilica synagogue mosque
@@ -47,11 +47,12 @@ for _label, _words in {
         hospital church diocese senate parliament assembly congress court cabinet administration government
         movement force forces brigade regiment battalion squadron fleet holdings publishing productions pictures
         broadcasting alliance coalition software communications media motors pharmaceuticals laboratories labs tv
-        television radio partners ventures insurance telecom""",
+        television radio partners ventures insurance telecom fund marine""",
     "EVENT": """war wars battle olympics games championship championships cup tournament festival election elections
         revolution rebellion uprising crisis massacre siege summit expo exposition marathon prix derby bowl
-        offensive campaign awards contest tour expedition ceremony incident fair fest competition pageant""",
+        offensive campaign awards contest tour expedition ceremony incident fair fest competition pageant purchase""",
     "LAW": "act treaty agreement accord pact charter constitution protocol amendment code doctrine statute bill law",
+    "WORK_OF_ART": "report document",
     "MISC": "award medal prize trophy chart project program programme",  # an award, a chart, a project: no body,
     # place or person (domain: Other)
 }.items():
@@ -150,7 +151,8 @@ _FUNCTION_WORDS = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "o
 RANKS = frozenset(["admiral", "commodore", "captain", "colonel", "lieutenant", "sergeant", "corporal", "marshal",
                    "senator", "congressman", "congresswoman", "governor", "mayor", "ambassador", "bishop", "archbishop",
                    "cardinal", "pope", "rabbi", "reverend", "professor", "king", "queen", "emperor", "empress",
-                   "prince", "princess", "duke", "duchess", "sultan", "shah", "tsar", "czar", "kaiser", "midshipman"])
+                   "prince", "princess", "duke", "duchess", "sultan", "shah", "tsar", "czar", "kaiser", "midshipman",
+                   "generalissimo"])
 # generic words that qualify rather than name ("Federal Government", "National Committee")
 ADJECTIVAL = frozenset(["federal", "national", "executive", "central", "western", "eastern", "northern", "southern",
                         "annual", "legislative", "judicial", "fiscal", "congressional", "west", "east", "north", "south"])

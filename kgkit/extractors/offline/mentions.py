@@ -6,6 +6,9 @@
   nickname's), and split at a comma ("Secretaries of Agriculture, Commerce"); leading determiners, numbers (but
   the year of "2002 Winter Olympics") and lower-case words, trailing particles, possessives and punctuation go.
   An acronym in brackets after the name it spells is that name ("the Distinguished Service Medal (DSM)").
+  Two names fused at "and" are two ("World War I and World War II"); a name cut before the lower-case head noun
+  its adjective modifies takes it ("the International Monetary fund"); a citation's abbreviation ("79th Cong.")
+  is no name; a plural head word shared by a list is each one's ("the War and Navy Departments").
 - **Titles.** A title or honorific before a name becomes the `title` attribute: "Prime Minister Churchill" ->
   Churchill (title "Prime Minister"), "Ministers Churchill" -> Churchill. A title alone ("the President", "Head
   Writer") is no entity; a role names what it is of ("the Bishop of Pittsburgh" -> Pittsburgh, "Secretary of
@@ -45,7 +48,16 @@ from kgkit.extractors.offline.lexicon import (
     SUFFIXES,
     TITLES,
 )
-from kgkit.extractors.offline.spans import NICKNAMED, QUOTED, candidate_spans, closes, sentence_of, text_of
+from kgkit.extractors.offline.spans import (
+    NICKNAMED,
+    QUOTED,
+    candidate_spans,
+    closes,
+    lowered,
+    sentence_of,
+    split_pair,
+    text_of,
+)
 from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, NAME, head_label, mention_votes, outside_title
 
 if TYPE_CHECKING:
@@ -65,6 +77,7 @@ _NOMINAL_OF = re.compile(r"[a-z]+(?:ion|ment|al)")
 _ROMAN = re.compile(r"[IVXLC]+\.?")
 _NOT_NAMES = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PRP", "PRP$", "WDT", "WP", "WRB", "CC", "UH"])
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
+_ADJECTIVE_END = re.compile(r"(?:ary|al|ic|ive|ous)$")
 _DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
 
 
@@ -99,7 +112,7 @@ def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
     for first, last, label in spans:
         if domain.entity_type_for_label(label.strip()) is None and label != NAME:
             continue  # a label the domain ignores (DATE, MONEY, ...)
-        for part in _split(doc, first, last, label in (QUOTED, NICKNAMED)):
+        for part in (p for whole in _split(doc, first, last, label in (QUOTED, NICKNAMED)) for p in split_pair(doc, *whole, places)):
             if (m := _clean(doc, part[0], part[1], label, domain, places, heading)) is not None:
                 out.append(m)
     return _spelled_out(doc, _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON")))
@@ -239,7 +252,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
                                                    and not tokens[0].is_sent_start and len(tokens) > 1))
         or tokens[0].is_punct or tokens[0].is_space
         or (tokens[0].text in _POSSESSIVES)
-        or (tokens[0].is_lower and tokens[0].is_alpha and tokens[0].lower_ not in NAME_PARTICLES)
+        or (tokens[0].is_lower and tokens[0].is_alpha and tokens[0].lower_ not in NAME_PARTICLES and tokens[0].i not in lowered(doc))
         or (tokens[0].like_num and any(c.isdigit() for c in tokens[0].text) and not (event and len(tokens) > 1))
         or (_DECADE.fullmatch(tokens[0].text) and len(tokens) > 1)  # "1990s Rocksburg"
         or (tokens[0].lower_ in DEMONYMS and label in ("PERSON", NAME) and len(tokens) > 2)  # "Irishman Tadhg Kennelly"
@@ -253,15 +266,20 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         or (tokens[-1].is_lower and tokens[-1].is_alpha and tokens[-1].lower_ not in SUFFIXES)
     ) and not (quoted and (not tokens[-1].is_punct or closes(tokens))) and not _hyphenated_end(tokens, label):
         tokens.pop()
-    if not tokens:
+    if not tokens or _abbreviation(doc, tokens):
         return None
+    head_after = _head_after(doc, tokens, label)
+    if head_after is False:
+        return None  # "Enactment of Federal [airport legislation]": a fragment
+    if head_after is not None:
+        tokens.append(head_after)  # "the International Monetary fund": the head noun the name was cut before
     # titles: "Prime Minister Churchill" -> Churchill, title "Prime Minister"
     if (of := _role_of(tokens)) is not None:
         tokens = of  # "the Bishop of Pittsburgh", "King of Romania": the place or body the role is of
         label = NAME if label in ("PERSON", "NORP") else label
     title_tokens: list[Token] = []
     honorific = tokens[0].lower_ in HONORIFICS or (
-        label == "ORG" and len(tokens) == 2 and tokens[0].lower_ in RANKS and head_label(tokens) is None)
+        label == "ORG" and 2 <= len(tokens) <= 5 and tokens[0].lower_ in RANKS and head_label(tokens) is None)
     if places.kind(" ".join(t.text for t in tokens)) is not None:
         pass  # "Saint Lucia", "King George Island": a place, no title
     elif honorific or label in ("PERSON", NAME):
@@ -300,6 +318,11 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
             and not (text[end - 1] == ")" and "(" in text[start:end]):
         end -= 1
     name = " ".join(text[start:end].split())
+    if head_after is not None:
+        name = name[: len(name) - len(head_after.text)] + head_after.text.capitalize()
+    if raised := [t.idx - start for t in tokens if t.i in lowered(doc) and start <= t.idx < end]:
+        name = "".join(c.upper() if n in raised else c for n, c in enumerate(text[start:end]))  # "farm Security Administration"
+        name = " ".join(name.split())
     if len(set(name.split())) == 1 and " " in name and not quoted:  # "Scrooge Scrooge": one name said twice
         end = start + len(name.split()[0])
         name = name.split()[0]
@@ -315,6 +338,11 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         return None  # capitals in a heading-like sentence
     if len(tokens) == 1 and label != "NORP" and not quoted and tokens[0].tag_ in _NOT_NAMES:
         return None  # "Hitherto" (an adverb opening a sentence), "Were"
+    if (len(tokens) > 1 and tokens[-1].tag_ in ("NNS", "NNPS") and tokens[-1].text.endswith("s")
+            and HEADS.get(tokens[-1].lower_[:-1]) in ("ORG", "LOC") and tokens[-1].lower_ not in HEADS  # "Cook Islands"
+            and name.endswith(tokens[-1].text)
+            and _coordinated_before(doc, tokens[0].i)):
+        name = name[:-1]  # "the War and Navy Departments", "the Arctic and Pacific Oceans": each is one
     if label == NAME and tokens[-1].lower_ in TITLES:
         return None  # "Acting Deputy Director": a role
     if title_tokens:
@@ -333,7 +361,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
 _NOT_ROLES = frozenset(["general", "major", "master", "field", "head", "chief", "count", "dean", "justice", "saint",
                         "father", "officer", "representative", "speaker", "writer", "editor", "director", "producer",
                         "composer", "prophet", "envoy"])  # also open names ("General Motors", "Major League") or roles
-_ROLE_WORDS = frozenset(["and", "-", "–", "co", "former", "acting", "dowager", "executive", "vice", "deputy"])
+_ROLE_WORDS = frozenset(["and", "-", "–", "co", "former", "acting", "dowager", "executive", "vice", "deputy", "foreign"])
 
 
 def _role_of(tokens: list[Token]) -> list[Token] | None:
@@ -344,6 +372,8 @@ def _role_of(tokens: list[Token]) -> list[Token] | None:
     if of is None or of == 0 or of + 1 >= len(tokens):
         return None
     before = tokens[:of]
+    if before[0].lower_ == "foreign" and len(before) > 1:
+        before = before[1:]  # "the Foreign Ministers of Great Britain"
     if before[0].lower_ not in TITLES or before[0].lower_ in _NOT_ROLES or not all(
             t.lower_ in TITLES or t.lower_ in _ROLE_WORDS for t in before):
         return None
@@ -351,6 +381,37 @@ def _role_of(tokens: list[Token]) -> list[Token] | None:
     while rest and rest[0].lower_ in _DETERMINERS:
         rest = rest[1:]
     return rest if rest and rest[0].text[:1].isupper() else None
+
+
+def _coordinated_before(doc: Doc, i: int) -> bool:
+    """The name at token i is the last of a list whose members share its plural head word: "the War and [Navy
+    Departments]", "the Arctic and [Pacific Oceans]" (each is one: Navy Department, Pacific Ocean)."""
+    j = i - 1 if i > 0 and doc[i - 1].lower_ == "the" else i
+    return j >= 2 and doc[j - 1].lower_ in ("and", "or", ",") and (doc[j - 2].text[:1].isupper() or doc[j - 2].text == ",")
+
+
+def _abbreviation(doc: Doc, tokens: list[Token]) -> bool:
+    """A one-word name cut from an abbreviation written with a full stop that ends no sentence: "(79th Cong., 2d
+    sess.)" -> no "Cong"."""
+    i = tokens[-1].i
+    return (len(tokens) == 1 and not tokens[0].whitespace_ and i + 2 < len(doc) and doc[i + 1].text == "."
+            and (doc[i + 2].text in (",", ")", ";") or doc[i + 2].is_lower or doc[i + 2].is_digit))
+
+
+def _head_after(doc: Doc, tokens: list[Token], label: str) -> Token | bool | None:
+    """A name of several words ending in an adjective ("Monetary", "Federal") that modifies the lower-case noun after
+    it was cut before its head: the noun when it is an organisation's head word ("the International Monetary
+    [fund]"); False when the adjective is a generic word (a fragment: "Enactment of Federal [airport legislation]");
+    None otherwise."""
+    i, last = tokens[-1].i + 1, tokens[-1]
+    head = last.head
+    if (label != "ORG" or len(tokens) < 2 or not last.text[:1].isupper() or not i <= head.i < i + 3
+            or not _ADJECTIVE_END.search(last.lower_) or last.lower_ in DEMONYMS or head.pos_ != "NOUN"
+            or not all(t.is_lower and t.is_alpha for t in doc[i : head.i + 1]) or sentence_of(doc, head.i) != sentence_of(doc, i - 1)):
+        return None
+    if head.i == i and HEADS.get(head.lower_) == "ORG":
+        return head
+    return False if last.lower_ in GENERIC else None
 
 
 def _hyphenated_end(tokens: list[Token], label: str) -> bool:
@@ -376,5 +437,8 @@ def _generic_name(tokens: list[Token], label: str) -> bool:
 
 def _keeps_dot(name: str) -> bool:
     """"U.S." / "Jr." / "Inc." keep their final dot."""
-    last = name.split()[-1].lower()
+    words = name.split()
+    last = words[-1].lower()
+    if len(words) > 1 and len(last) == 2 and not re.fullmatch(r"[a-z]\.", words[-2].lower()):
+        return last in SUFFIXES  # "World War I.": a name never ends in an initial, so the dot ends the sentence
     return last in SUFFIXES or bool(re.fullmatch(r"(?:[a-z]\.)+", last))

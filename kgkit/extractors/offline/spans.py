@@ -9,7 +9,9 @@ them; a bare proper-noun run is labelled NAME and kept only if something types i
   Region", "Sogn og Fjordane", "the Bay of Biscay", "the Russian Far East"), as are two names the parse makes one
   noun phrase ("Tokyo Imperial Palace") and two joined by "and" sharing a head word ("the Delaware and Hudson Railroad").
 - A quoted title-case phrase, one a sentence defines or a work's noun introduces, is one name replacing the entities
-  inside it; a name of several words is the same name wherever its words recur.
+  inside it (kgkit.extractors.offline.titles); a name of several words is the same name wherever its words recur.
+- Lower-case nouns a text left inside an organisation's name join it ("the farm Security Administration", "the
+  Reconstruction finance Corporation"; capitalised in the name), and a document its number ("House Document 398").
 
 >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
 >>> doc = load_model(DEFAULT_MODEL)("Land was sold to the Delaware and Hudson Railroad in 1823.")
@@ -23,18 +25,28 @@ import re
 from typing import TYPE_CHECKING
 
 from kgkit.core.given_names import GIVEN_NAMES
-from kgkit.extractors.offline.lexicon import ADJECTIVAL, CLASSIFIERS, COMPASS, DEMONYMS, GENERIC, HEADS, NAME_PARTICLES, PREFIXES, TITLES
+from kgkit.extractors.offline.lexicon import (
+    ADJECTIVAL,
+    COMPASS,
+    DEMONYMS,
+    GENERIC,
+    HEADS,
+    NAME_PARTICLES,
+    PREFIXES,
+    TITLES,
+)
+from kgkit.extractors.offline.parsed import NICKNAMED, QUOTED, closes, lowered, sentence_of, text_of
+from kgkit.extractors.offline.titles import classified_titles, defined_subjects, quoted_titles
 from kgkit.extractors.offline.votes import NAME, head_label
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["NICKNAMED", "NUMERIC_LABELS", "QUOTED", "candidate_spans", "closes", "sentence_of", "text_of"]
+    from kgkit.extractors.offline.gazetteer import Places
+
+__all__ = ["NICKNAMED", "NUMERIC_LABELS", "QUOTED", "candidate_spans", "closes", "lowered", "sentence_of", "split_pair", "text_of"]
 
 NUMERIC_LABELS = ("DATE", "CARDINAL", "ORDINAL")
-QUOTED = "WORK_OF_ART "  # a quoted title: typed as spaCy's WORK_OF_ART, with the quote's vote
-NICKNAMED = "PERSON "  # a person's name with a nickname in brackets or quotes: not cut there
-_QUOTES = {'"', "“", "”", "``", "''"}
 _HYPHENS = {"-", "–"}
 _ROMAN = re.compile(r"[IVXLC]+\.?")
 _OPENERS, _CLOSERS = {"(", '"', "“", "``"}, {")", '"', "”", "''"}
@@ -44,27 +56,7 @@ _JOINING = NAME_PARTICLES | {"e", "y", "von", "der"}  # "João Paulo de Leiria e
 _CONNECTORS = (NAME_PARTICLES - {"st", "la", "le", "el", "al"}) | {"og", "am", "ad", "y", "e", "von", "der", "den", "zu", "zum", "zur", "im", "sur", "upon"}
 _SECOND_CONNECTORS = {"der", "den", "dem", "la", "las", "los", "le", "les", "el", "al"}  # "an der", "de la", "de los"
 _CUT_AT = {"of"} | NAME_PARTICLES  # an entity ending in one of these was cut before the rest of its name
-_NUMBERED, _ROAD_NUMBER = {"route", "highway", "interstate", "motorway", "expressway", "freeway", "autobahn"}, re.compile(r"[A-Z]{0,2}-?\d{1,4}[A-Z]?")
-
-
-def sentence_of(doc: Doc, i: int) -> tuple[int, int]:
-    """(start, end) token bounds of the sentence holding token i, from a table built once per parsed text (spaCy's
-    `Token.sent` walks the document on every call)."""
-    table = doc.user_data.get("kgkit.sentences")
-    if table is None:
-        table = [(0, 0)] * len(doc)
-        for sent in doc.sents:
-            table[sent.start : sent.end] = [(sent.start, sent.end)] * (sent.end - sent.start)
-        doc.user_data["kgkit.sentences"] = table
-    return table[i]
-
-
-def text_of(doc: Doc) -> str:
-    """The parsed text, joined once (spaCy's `Doc.text` joins every token on every call)."""
-    text = doc.user_data.get("kgkit.text")
-    if text is None:
-        text = doc.user_data["kgkit.text"] = doc.text
-    return text
+_NUMBERED, _ROAD_NUMBER = {"route", "highway", "interstate", "motorway", "expressway", "freeway", "autobahn", "document"}, re.compile(r"[A-Z]{0,2}-?\d{1,4}[A-Z]?")
 
 
 def candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
@@ -84,6 +76,8 @@ def candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
         while ent.label_ == "PERSON" and start > 0 and _first_name_before(doc[start - 1], ent):
             start -= 1  # "Anatoly [Borisovich Chubais]": a proper noun the NER left out before a person's name
         end, label = ent.end, ent.label_
+        if label == "ORG":
+            start, end = _lower_before(doc, start, end), _lower_inside(doc, start, end)
         if label == "PERSON":
             end, label = _name_after(doc, end)
         elif doc[end - 1].lower_ in _NUMBERED and end < len(doc) and _ROAD_NUMBER.fullmatch(doc[end].text):
@@ -94,10 +88,23 @@ def candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
         if not any(s[0] < run[1] and run[0] < s[1] for s in spans):
             spans.append(run)
     spans = _join_coordinated(doc, _join_hyphens(doc, _join_particles(doc, _join_compounds(doc, _join_nationality(doc, sorted(spans))))))
-    quoted = _quoted_titles(doc) + _defined_subjects(doc) + _classified_titles(doc)
+    quoted = quoted_titles(doc) + defined_subjects(doc) + classified_titles(doc)
     if quoted:
         spans = [s for s in spans if not any(s[0] < q[1] and q[0] < s[1] for q in quoted)] + quoted
-    return _same_everywhere(doc, sorted(spans))
+    return _numbered(doc, _same_everywhere(doc, sorted(spans)))
+
+
+def _numbered(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """A name ending in a word that takes a number takes the number after it, read as a number or an amount:
+    "House Document 398", "County Route 501"."""
+    out: list[tuple[int, int, str]] = []
+    for span in spans:
+        if (out and out[-1][1] == span[0] and span[1] - span[0] == 1 and doc[span[0] - 1].lower_ in _NUMBERED
+                and span[2] in (*NUMERIC_LABELS, "MONEY", "QUANTITY") and _ROAD_NUMBER.fullmatch(doc[span[0]].text)):
+            out[-1] = (out[-1][0], span[1], out[-1][2])
+            continue
+        out.append(span)
+    return out
 
 
 def _same_everywhere(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -128,6 +135,35 @@ def _same_everywhere(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[
             out = [s for s in out if s not in inside] + [(i, end, longest[key][2])]
             break
     return sorted(out)
+
+
+def _lower_before(doc: Doc, start: int, end: int) -> int:
+    """The start of an organisation's name with the lower-case nouns between "the" and it, in a text that lost their
+    capitals: "the farm [Credit Administration]", "the food and [Agriculture Organization]" (its head word ends it;
+    not adjectives: "the former [Foreign Office]")."""
+    if HEADS.get(doc[end - 1].lower_) != "ORG":
+        return start
+    first = next((t.i for t in doc[start:end] if t.text[:1].isupper()), end)  # spaCy may have taken them in
+    if any(not (t.is_lower and t.tag_ in ("NN", "CC", "DT")) for t in doc[start:first]):
+        return start
+    i = first
+    while i > 0 and doc[i - 1].is_lower and (doc[i - 1].tag_ == "NN" or (doc[i - 1].lower_ == "and" and i > 1 and doc[i - 2].tag_ == "NN")):
+        i -= 1
+    if not (i < first and i > 0 and doc[i - 1].lower_ == "the" and doc[i].lower_ != "and"):
+        return start
+    lowered(doc).update(t.i for t in doc[i:first] if t.lower_ != "and")
+    return min(i, start)
+
+
+def _lower_inside(doc: Doc, start: int, end: int) -> int:
+    """The end of an organisation's name cut before a lower-case noun and the capitalised head word after it, in a
+    text that lost their capitals: "the [Reconstruction] finance Corporation"."""
+    if (end + 1 < len(doc) and doc[end].is_lower and doc[end].tag_ == "NN" and doc[end + 1].text[:1].isupper()
+            and HEADS.get(doc[end + 1].lower_) == "ORG" and doc[end - 1].text[:1].isupper()
+            and doc[end + 1].ent_iob_ != "I" and sentence_of(doc, end) == sentence_of(doc, end + 1)):
+        lowered(doc).add(end)
+        return end + 2
+    return end
 
 
 def _name_after(doc: Doc, end: int) -> tuple[int, str]:
@@ -358,94 +394,28 @@ def _proper_runs(doc: Doc) -> list[tuple[int, int, str]]:
     return out
 
 
-_TITLE_WORDS = frozenset(["of", "the", "and", "for", "in", "at", "a", "an", "on", "to", "against", "with", "from", "by",
-                          "'s", "’s", "'", "’", "-", "–", ":", "&"])
+_PAIR_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
 
 
-def _defined_subjects(doc: Doc) -> list[tuple[int, int, str]]:
-    """A title-case phrase opening a sentence that defines it ("Cranks and Shadows is a crime novel", "Rage Against
-    the Machine is an American band", "Clear and Present Danger was a 1994 film"): one name, whatever spaCy's
-    entities cut it into; its label is the longest entity inside it (NAME if none)."""
-    out = []
-    for sent in doc.sents:
-        root = sent.root
-        if root.lemma_ != "be" or root.lower_ not in ("is", "was") or root.i - sent.start < 2 or root.i + 1 >= sent.end \
-                or doc[root.i + 1].lower_ not in ("a", "an", "the"):
-            continue
-        first = sent.start + (doc[sent.start].lower_ == "the")
-        words = list(doc[first : root.i])
-        if len(words) < 2 or not words[0].text[:1].isupper() or not words[-1].text[:1].isupper() or not any(
-                t.lower_ in _TITLE_WORDS for t in words) or sentence_of(doc, first) != sentence_of(doc, root.i - 1):
-            continue
-        capitals = sum(t.is_alpha and t.text[:1].isupper() for t in words)
-        if all(t.text[:1].isupper() or t.like_num or t.lower_ in _TITLE_WORDS for t in words) and capitals >= 2 \
-                and words[0].tag_ != "IN" and not any(t.lower_ in TITLES for t in words):
-            inside = max((e for e in doc.ents if first <= e.start and e.end <= root.i), key=len, default=None)
-            big = inside is not None and 2 * sum(t.is_alpha and t.text[:1].isupper() for t in inside) > capitals
-            out.append((first, root.i, inside.label_ if big else NAME))  # "Trane 's" (ORG) of "Trane 's Blues": no
-    return out
+def split_pair(doc: Doc, first: int, last: int, places: Places) -> list[tuple[int, int]]:
+    """Two names fused at "and" are two: both known places ("Wake and Bataan", unless the whole is one: "Trinidad and
+    Tobago"), or the second repeating the first's opening word ("World War I and World War II").
 
-
-_DETERMINERS = frozenset(["the", "a", "an"])
-_JOINS_TITLE = frozenset(["of", "the", "and", "a", "an", "for", "to", "at", "in", "on", "against", "from"])
-_APART = ("GPE", "LOC", "PERSON", "ORG", "NORP", "DATE")  # after "in", "and" ...: another thing, not the title's
-
-
-def _classified_titles(doc: Doc) -> list[tuple[int, int, str]]:
-    """The title-case phrase a work's noun introduces is one title: "the 1990 film The Hunt for Red October", "his
-    third studio album, Summer At Eureka", "titles such as Princess Alice and the Glass Slipper" (capitalised words
-    and the small words of titles between them; not across "by", nor into a place, person or body after "in" or
-    "and": "the film Titanic in Cannes")."""
-    out = []
-    n = len(doc)
-    for t in doc:
-        if CLASSIFIERS.get(t.lower_) != "WORK_OF_ART" or t.tag_ != "NN" or not t.is_lower:
-            continue
-        i = t.i + 1
-        if i < n and doc[i].text == ",":
-            i += 1
-        if i + 1 < n and doc[i].lower_ == "such" and doc[i + 1].lower_ == "as":
-            i += 2
-        if i >= n or not doc[i].text[:1].isupper() or not doc[i].is_alpha or sentence_of(doc, i) != sentence_of(doc, t.i):
-            continue
-        if doc[i].lower_ in _DETERMINERS and i + 1 < n and doc[i + 1].text[:1].isupper():
-            i += 1  # "The Hunt for Red October" is named "Hunt for Red October", as "the Red Cross" is
-        end, sent_end = i, sentence_of(doc, i)[1]
-        while end < sent_end:
-            w = doc[end]
-            if w.text[:1].isupper() or (w.like_num and end > i) or (w.tag_ == "POS" and end > i):
-                end += 1
-            elif (w.lower_ in _JOINS_TITLE and w.is_lower and end + 1 < sent_end and doc[end + 1].text[:1].isupper()
-                  and not (w.lower_ != "the" and doc[end + 1].ent_type_ in _APART and doc[end + 1].ent_iob_ == "B")):
-                end += 1
-            else:
-                break
-        capitals = [w for w in doc[i:end] if w.is_alpha and w.text[:1].isupper()]
-        if len(capitals) >= 2 and any(w.is_lower for w in doc[i:end]):
-            out.append((i, end, QUOTED))
-    return out
-
-
-def _quoted_titles(doc: Doc) -> list[tuple[int, int, str]]:
-    """' " Two Doors Down " ': a quoted phrase of 2-12 words in title case (every word of 4 letters or more
-    capitalised, no ! or ? inside) in one sentence."""
-    out = []
-    for sent in doc.sents:
-        marks = [t.i for t in sent if t.text in _QUOTES]
-        for a, b in zip(marks[::2], marks[1::2]):
-            inner = [t for t in doc[a + 1 : b]]
-            if any(t.text in ("!", "?") for t in inner):
-                continue  # an exclamation or a question is speech, not a title
-            while inner and inner[-1].is_punct and not closes(inner):
-                inner.pop()
-            words = [t for t in inner if t.is_alpha]
-            if not 2 <= len(words) <= 12 or not inner[0].text[:1].isupper():
-                continue
-            if all(t.text[:1].isupper() for t in words if len(t.text) >= 4):
-                out.append((inner[0].i, inner[-1].i + 1, QUOTED))
-    return out
-
-
-def closes(tokens: list[Token]) -> bool:
-    """The last token closes a bracket opened inside the name ("I Wonder (Departure)")."""
-    return tokens[-1].text == ")" and any(t.text == "(" for t in tokens)
+    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+    >>> from kgkit.extractors.offline.gazetteer import load_places
+    >>> doc = load_model(DEFAULT_MODEL)("They spoke of World War I and World War II.")
+    >>> [doc[a:b].text for a, b in split_pair(doc, 3, 10, load_places())]
+    ['World War I', 'World War II']
+    """
+    words = [t for t in doc[first:last] if t.lower_ not in _PAIR_DETERMINERS]
+    ands = [t.i for t in words if t.lower_ == "and"]
+    if len(ands) != 1 or not all(t.text[:1].isupper() for t in words if t.i != ands[0]):
+        return [(first, last)]
+    left = [t for t in words if t.i < ands[0]]
+    right = [t for t in words if t.i > ands[0]]
+    text = lambda ts: " ".join(t.text for t in ts)  # noqa: E731
+    if not left or not right or places.kind(text(words)) is not None:
+        return [(first, last)]
+    if (places.kind(text(left)) and places.kind(text(right))) or (len(left) >= 2 and len(right) >= 2 and left[0].text == right[0].text):
+        return [(first, ands[0]), (ands[0] + 1, last)]
+    return [(first, last)]
