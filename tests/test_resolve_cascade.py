@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 from test_resolve_fixtures import graph
 
 from kgkit.core.graph import Graph
@@ -226,13 +227,21 @@ def test_bulk_prefilter_drops_no_pair_that_full_scoring_keeps():
 
     idx = build_index(_mixed_names())
     cfg = idx.config
-    full = {}
+    full, details = {}, {}
     for pair, blocks in lexical_pairs(idx).items():
-        s, _f, _r = score_pair(idx, *pair, blocks)
+        s, f, r = score_pair(idx, *pair, blocks)
         if s >= cfg.min_score:
-            full[pair] = s
+            full[pair], details[pair] = s, (f, tuple(r))
     assert len(full) > 100
-    assert {p: s.score for p, s in score_nodes(idx).items()} == full
+    fast = score_nodes(idx)
+    assert {p: s.score for p, s in fast.items()} == full
+    # the same features and reasons too (pairs scored by their strings alone skip score_names' rule cascade);
+    # Jaro-Winkler in bulk may differ from the scalar call in the last bit
+    for pair, (f, r) in details.items():
+        assert fast[pair].features == pytest.approx(f, rel=1e-12) and list(fast[pair].features) == list(f)
+        assert fast[pair].reasons == r, pair
+    plain = [p for p, s in fast.items() if len(s.features) == 5 and s.step == "lsh"]
+    assert len(plain) >= 3  # pairs of the strings-alone path are among them
 
 
 def test_trusted_candidate_equals_model_construct():
@@ -249,6 +258,17 @@ def test_trusted_candidate_equals_model_construct():
         MergeCandidate.trusted(source="P:a")
     with pytest.raises(TypeError):  # as many fields, one unknown
         MergeCandidate.trusted(**{**{k: v for k, v in values.items() if k != "reasons"}, "reason": ("r",)})
+    positional = MergeCandidate.from_fields(*values.values())
+    assert positional == slow and positional.model_dump_json() == slow.model_dump_json()
+    assert positional.model_fields_set == slow.model_fields_set
+    with pytest.raises(TypeError):
+        MergeCandidate.from_fields(*list(values.values())[:-1])
+    # a copy with an update leaves the original and its fields set as they were
+    edited = positional.model_copy(update={"score": 0.5})
+    assert edited.score == 0.5 and positional.score == 0.9 and fast == slow
+    assert positional.model_fields_set == fast.model_fields_set == slow.model_fields_set
+    with pytest.raises(ValidationError):
+        positional.score = 0.1  # type: ignore[misc]  # frozen
 
 
 def test_dates_places_and_abbreviations_in_the_match_key():

@@ -23,12 +23,20 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
 from kgkit.core.stage import stage
 from kgkit.stages.build import gc_paused
 from kgkit.stages.embed import Embedder
+from kgkit.stages.resolve.bulk import (
+    _bulk_strings,
+    _contains,
+    _node_codes,
+    _plain,
+    _rule_possible_bulk,
+    _swapped_close,
+    _token_sorted,
+)
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.index import (
     NameIndex,
@@ -38,16 +46,19 @@ from kgkit.stages.resolve.index import (
     slip_pair_codes,
     sorted_unique,
 )
-from kgkit.stages.resolve.keys import PERSON_TYPES, acronym, core_key, looks_like_acronym, squash_key
+from kgkit.stages.resolve.keys import PERSON_TYPES
 from kgkit.stages.resolve.name_rules import person_parts
 from kgkit.stages.resolve.scoring import (
     STRING_SCORERS,
     GraphContext,
     MergeCandidate,
+    blocks_reason,
     graph_context,
+    plain_cap,
     score_names,
     score_pair,
     string_floor,
+    string_reason,
 )
 
 _SLIPS = {"rule_typo", "rule_swapped", "rule_swapped_typo", "rule_split"}
@@ -107,83 +118,6 @@ def embedding_neighbours(idx: NameIndex, nodes: Sequence[int], embedder: Embedde
     return out
 
 
-def _contains(sorted_codes: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """values[i] in sorted_codes, for a sorted array (a binary search; np.isin hashes both sides)."""
-    if not len(sorted_codes):
-        return np.zeros(len(values), dtype=bool)
-    pos = np.minimum(np.searchsorted(sorted_codes, values), len(sorted_codes) - 1)
-    return sorted_codes[pos] == values
-
-
-def _bulk_strings(idx: NameIndex, a: np.ndarray, b: np.ndarray, scorers: Sequence[Any]) -> list[np.ndarray]:
-    """String scores of node pairs (a[i], b[i]) in one vectorised rapidfuzz call per scorer, in 0..1."""
-    keys = np.asarray(idx.keys, dtype=object)
-    left, right = keys[a].tolist(), keys[b].tolist()
-    out = []
-    for scorer in scorers:
-        v = process.cpdist(left, right, scorer=scorer, workers=1, dtype=np.float64)
-        out.append(v if scorer is JaroWinkler.normalized_similarity else v / 100)
-    return out
-
-
-def _swapped_close(idx: NameIndex, a: np.ndarray, b: np.ndarray, tsort: np.ndarray, done: np.ndarray,
-                   floor: float) -> np.ndarray:
-    """Whether pairs (a[i], b[i]) of two-word names, the words of b swapped, reach `floor` on the string
-    score (name_rules.person_slip's 'swapped_typo' is scored so); pairs already `done` are not computed."""
-    two = np.fromiter((k.count(" ") == 1 for k in idx.keys), dtype=bool, count=len(idx.keys))
-    todo = np.flatnonzero(~done & two[a] & two[b] & (tsort >= (floor - 0.4) / 0.6))
-    out = np.zeros(len(a), dtype=bool)
-    if len(todo):
-        keys = np.asarray(idx.keys, dtype=object)
-        swapped = [" ".join(k.split()[::-1]) for k in keys[b[todo]].tolist()]
-        jw = process.cpdist(keys[a[todo]].tolist(), swapped, scorer=JaroWinkler.normalized_similarity, workers=1,
-                            dtype=np.float64)
-        out[todo] = (0.6 * tsort[todo] + 0.4 * jw) >= floor
-    return out
-
-
-def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray, sorted_close: np.ndarray | None = None
-                        ) -> np.ndarray:
-    """Whether a name rule could fire for same-type node pairs (a[i], b[i]): a necessary condition, from
-    per-node codes compared in numpy. People: one surname and agreeing first given initials (or no given
-    name: name_rules.initials_rule), or as many words with the same words sorted or all but one word in place
-    (name_rules.person_slip), or as many words with the token sort close enough (`sorted_close`: the words
-    swapped and misspelt, scored in one order), or the same letters without spaces. Others: one name up to spacing and legal form, or up to qualifier words
-    (keys.core_key), or one an acronym of the other."""
-    codes: dict[object, int] = {}
-
-    def code(value: object) -> int:
-        return codes.setdefault(value, len(codes))
-
-    rows = []
-    for node, key in enumerate(idx.keys):
-        tokens = key.split()
-        given, surname = person_parts(key)
-        drops = [code(("drop", i, *tokens[:i], *tokens[i + 1 :]) if len(tokens) <= 4 else "long")
-                 for i in range(min(len(tokens), 4))]
-        name = idx.node_name(node)
-        own = code(("acr", key)) if " " not in key and looks_like_acronym(name) else -1
-        rows.append((idx.node_types[node] in PERSON_TYPES, code(("j", key.replace(" ", ""))), code(("s", surname)),
-                     code(("i", given[0][0])) if given else -1, len(tokens), code(("w", *sorted(tokens))),
-                     *drops, *[-2 - node] * (4 - len(drops)), code(("b", squash_key(key))), code(("c", core_key(key))), own,
-                     *[code(("acr", x)) if x else -2 for x in (acronym(name), acronym(key))]))
-    f = np.array(rows, dtype=np.int64).T
-    person, joined, f = f[0].astype(bool), f[1], f[1:]
-    surname, initial, words, sorted_words = f[1], f[2], f[3], f[4]
-    drops, squash, core, own, acrs = f[5:9], f[9], f[10], f[11], f[12:14]
-
-    def same(v: np.ndarray) -> np.ndarray:
-        return v[a] == v[b]
-
-    initials = same(surname) & ((initial[a] < 0) | (initial[b] < 0) | same(initial))
-    slip = same(words) & (same(sorted_words) | (drops[:, a] == drops[:, b]).any(axis=0))
-    if sorted_close is not None:
-        slip |= same(words) & sorted_close
-    slip |= same(joined)
-    acronym_of = ((own[a] >= 0) & (acrs[:, b] == own[a]).any(axis=0)) | ((own[b] >= 0) & (acrs[:, a] == own[b]).any(axis=0))
-    return np.where(person[a] & person[b], initials | slip, same(squash) | same(core) | acronym_of)
-
-
 def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: Embedder | None = None
                 ) -> dict[tuple[int, int], Scored]:
     """Scored node pairs above `min_score`, from the lexical blocks and then the embedding neighbours.
@@ -210,34 +144,55 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
         else:
             s, f, r = score_pair(idx, x, y, blocks, context, cosine, strings)
         if s >= min_score:
-            step = steps.get(blocks)
-            if step is None:
-                step = steps[blocks] = "rule" if set(blocks) & _RULES else ("lsh" if "lsh" in blocks else "embedding")
-            scored[pair] = Scored(s, step, f, tuple(r), blocks)
+            scored[pair] = Scored(s, steps.get(blocks) or step_of(blocks), f, tuple(r), blocks)
+
+    def step_of(blocks: tuple[str, ...]) -> str:
+        step = steps[blocks] = "rule" if set(blocks) & _RULES else ("lsh" if "lsh" in blocks else "embedding")
+        return step
 
     n = len(idx.keys)
     rules = rule_pairs(idx)
     lsh = lsh_pair_codes(idx)
     rule_codes = np.array(sorted(a * n + b for a, b in rules), dtype=np.int64)
-    for code, also_lsh in zip(rule_codes.tolist(), _contains(lsh, rule_codes).tolist()):
-        pair = (code // n, code % n)
-        add(pair, (rules[pair], "lsh") if also_lsh else (rules[pair],))
+    # the three fuzz scores in bulk; Jaro-Winkler pair by pair (rapidfuzz's bulk form differs from it in the
+    # last bit for ~1% of pairs, and these pairs have always been scored with the scalar one)
+    token_sorted = _token_sorted(idx.keys)
+    ratio, tsort, tset = (v.tolist() for v in _bulk_strings(idx, rule_codes // n, rule_codes % n, STRING_SCORERS[:3],
+                                                            token_sorted))
+    keys, jaro = idx.keys, JaroWinkler.normalized_similarity
+    for code, also_lsh, *strings in zip(rule_codes.tolist(), _contains(lsh, rule_codes).tolist(), ratio, tsort, tset):
+        pair = x, y = (code // n, code % n)
+        add(pair, (rules[pair], "lsh") if also_lsh else (rules[pair],), strings=(*strings, jaro(keys[x], keys[y])))
     slips = slip_pair_codes(idx)
     codes = sorted_unique(np.concatenate([lsh, slips]))  # np.union1d, without its slow hashing unique
     codes = codes[~_contains(rule_codes, codes)]
     a, b = codes // n, codes % n
-    tsort, jw = _bulk_strings(idx, a, b, STRING_SCORERS[1::2])
+    tsort, jw = _bulk_strings(idx, a, b, STRING_SCORERS[1::2], token_sorted)
     floor = string_floor(cfg, None, context is not None)
     keep = (0.6 * tsort + 0.4 * jw) >= floor
-    keep |= _rule_possible_bulk(idx, a, b, _swapped_close(idx, a, b, tsort, keep, floor))
+    node_codes = _node_codes(idx)
+    keep |= _rule_possible_bulk(idx, a, b, _swapped_close(idx, a, b, tsort, keep, floor), node_codes)
     codes, a, b, tsort, jw = codes[keep], a[keep], b[keep], tsort[keep], jw[keep]
     ratio, tset = _bulk_strings(idx, a, b, STRING_SCORERS[0::2])
     from_lsh = _contains(lsh, codes).tolist()
     from_slip = _contains(slips, codes).tolist()
     labels = {(True, False): ("lsh",), (False, True): ("slip",), (True, True): ("slip", "lsh")}
-    for x, y, *strings, in_l, in_s in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(), tset.tolist(),
-                                          jw.tolist(), from_lsh, from_slip):
-        add((x, y), labels[(in_l, in_s)], strings=tuple(strings))  # type: ignore[arg-type]
+    # without graph evidence, pairs no rule or word check can touch are scored here by their strings alone,
+    # as score_names would (the same score, features and reasons), without a call into its rule cascade
+    plain = (_plain(node_codes, a, b, 0.6 * tsort + 0.4 * jw, plain_cap(cfg)) if context is None
+             else np.zeros(len(a), dtype=bool))
+    for x, y, r, ts, tst, j, in_l, in_s, alone in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(),
+                                                      tset.tolist(), jw.tolist(), from_lsh, from_slip, plain.tolist()):
+        blocks = labels[(in_l, in_s)]
+        if not alone:
+            add((x, y), blocks, strings=(r, ts, tst, j))
+            continue
+        string = 0.6 * ts + 0.4 * j
+        score = round(string, 4)
+        if score >= min_score:
+            features = {"ratio": r, "token_sort": ts, "token_set": tst, "jaro_winkler": j, "same_type": 1.0}
+            scored[(x, y)] = Scored(score, steps.get(blocks) or step_of(blocks), features,
+                                    (string_reason(string, ts, j), blocks_reason(blocks)), blocks)
     if embedder is not None:
         settled = {q for q, _o, v in verdicts(idx, scored).values() if v != "ambiguous"}
         left = [n for n in range(len(idx.keys)) if n not in settled and not idx.gated[n]]
@@ -265,6 +220,26 @@ def _hapax_words(idx: NameIndex, node: int, other: int) -> bool:
     return all(counts.get(w, 0) <= 1 for w in idx.keys[node].split() if w not in own)
 
 
+def _ranked(scored: dict[tuple[int, int], Scored]) -> dict[int, list[tuple[float, int]]]:
+    """node -> its (score, other node) pairs, best first, then by other node: one numpy sort of every pair
+    from both sides (not a Python sort of tuples per node).
+
+    >>> _ranked({(0, 1): Scored(0.9, "lsh", {}, (), ()), (0, 2): Scored(0.95, "lsh", {}, (), ())})
+    {0: [(0.95, 2), (0.9, 1)], 1: [(0.9, 0)], 2: [(0.95, 0)]}
+    """
+    if not scored:
+        return {}
+    a = np.fromiter((p[0] for p in scored), dtype=np.int64, count=len(scored))
+    b = np.fromiter((p[1] for p in scored), dtype=np.int64, count=len(scored))
+    score = np.fromiter((s.score for s in scored.values()), dtype=np.float64, count=len(scored))
+    node, other, score = np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([score, score])
+    order = np.lexsort((other, -score, node))
+    node = node[order]
+    items = list(zip(score[order].tolist(), other[order].tolist()))
+    starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]]).tolist()
+    return {n: items[lo:hi] for n, lo, hi in zip(node[starts].tolist(), starts, [*starts[1:], len(items)])}
+
+
 def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tuple[int, int], tuple[int, int, str]]:
     """Per scored pair: (query node, other node, verdict). The query is the less informative name; the pair
     is unique when the other node is the query's best match and leads the runner-up by `margin`. A rival
@@ -273,14 +248,7 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
     When the margin leaves it open, a close candidate (within the margin of the query's best) is
     "unique_by_context" when it is the only one sharing neighbours or documents with the query
     (`ResolveConfig.context_tiebreak`)."""
-    by_node: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    for (a, b), s in scored.items():
-        by_node[a].append((-s.score, b))
-        by_node[b].append((-s.score, a))
-    ranked: dict[int, list[tuple[float, int]]] = {}  # node -> (score, other), best first, then by node
-    for n, lst in by_node.items():
-        lst.sort()  # (-score, other): the order (score descending, other ascending) without a key function
-        ranked[n] = [(-neg, o) for neg, o in lst]
+    ranked = _ranked(scored)
     close = idx.config.auto_accept
     info = {n: _information(idx, n) for n in ranked}  # once per node, not per pair and rival
     types = idx.node_types
@@ -349,27 +317,32 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
 
 def _candidate(idx: NameIndex, src: int, dst: int, score: float, step: str, verdict: str,
                features: dict[str, float], reasons: Sequence[str]) -> MergeCandidate:
-    return MergeCandidate.trusted(source=idx.ids[src], target=idx.ids[dst], source_name=idx.names[src],
-                                  target_name=idx.names[dst], source_type=idx.types[src], target_type=idx.types[dst],
-                                  score=score, step=step, verdict=verdict, features=features, reasons=tuple(reasons))  # type: ignore[arg-type]
+    ids, names, types = idx.ids, idx.names, idx.types
+    return MergeCandidate.from_fields(ids[src], ids[dst], names[src], names[dst], types[src], types[dst], score, step,
+                                      verdict, features, tuple(reasons))
 
 
 def exact_candidates(idx: NameIndex) -> list[MergeCandidate]:
     """Members of one (type, key) node -> its representative; one key under several types -> ambiguous."""
+    return [_candidate(idx, *row) for row in _exact_rows(idx)]
+
+
+def _exact_rows(idx: NameIndex) -> list[tuple[int, int, float, str, str, dict[str, float], tuple[str, ...]]]:
+    """exact_candidates' (source, target, score, step, verdict, features, reasons), entity positions."""
     out = []
     for node, members in enumerate(idx.members):
         rep = idx.rep[node]
         for e in members:
             if e != rep:
-                out.append(_candidate(idx, e, rep, 1.0, "exact", "unique", {"same_key": 1.0, "same_type": 1.0},
-                                      [f"same match key {idx.keys[node]!r} (case, accents, punctuation, titles, "
-                                       "legal suffixes and name order ignored)"]))
+                out.append((e, rep, 1.0, "exact", "unique", {"same_key": 1.0, "same_type": 1.0},
+                            (f"same match key {idx.keys[node]!r} (case, accents, punctuation, titles, "
+                             "legal suffixes and name order ignored)",)))
     for key, nodes in idx.by_key.items():
         for other in nodes[1:]:
             a, b = idx.rep[nodes[0]], idx.rep[other]
-            out.append(_candidate(idx, a, b, 1.0, "exact", "ambiguous", {"same_key": 1.0, "same_type": 0.0},
-                                  [f"same match key {key!r}", f"types differ ({idx.types[a]} / {idx.types[b]}): "
-                                   "never merged automatically"]))
+            out.append((a, b, 1.0, "exact", "ambiguous", {"same_key": 1.0, "same_type": 0.0},
+                        (f"same match key {key!r}", f"types differ ({idx.types[a]} / {idx.types[b]}): "
+                         "never merged automatically")))
     return out
 
 
@@ -380,18 +353,33 @@ def merge_candidates(graph: Any, *, config: ResolveConfig = ResolveConfig(), emb
     identity verdict. `embedder` (optional) adds the embedding-neighbour step; `use_graph` adds shared
     neighbours and co-occurring documents as features."""
     with gc_paused():  # ~1M small acyclic records per 100k names: cyclic-GC passes over them cost ~25% of the run
-        idx = index_graph(graph, config=config)
-        context = graph_context(graph) if use_graph else None
-        scored = score_nodes(idx, context, embedder)
-        out = exact_candidates(idx)
-        for pair, (query, other, verdict) in verdicts(idx, scored).items():  # order: the sort below (pairs unique)
-            s = scored[pair]
-            src, dst = idx.rep[query], idx.rep[other]
-            if (s.step != "rule" or _SLIPS & s.features.keys()) and idx.mentions[src] > idx.mentions[dst]:
-                src, dst = dst, src  # a spelling variant goes into the better-attested form
-            reasons = s.reasons
-            if verdict == "unique_by_context":
-                verdict, reasons = "unique", (*reasons, "the only close candidate sharing neighbours or documents "
-                                               f"(others within the margin {idx.config.margin} share none)")
-            out.append(_candidate(idx, src, dst, s.score, s.step, verdict, s.features, reasons))
-        return sorted(out, key=lambda c: (-c.score, c.source, c.target))
+        return _merge_candidates(graph, config, embedder, use_graph)
+
+
+def _merge_candidates(graph: Any, config: ResolveConfig, embedder: Embedder | None, use_graph: bool
+                      ) -> list[MergeCandidate]:
+    idx = index_graph(graph, config=config)
+    context = graph_context(graph) if use_graph else None
+    scored = score_nodes(idx, context, embedder)
+    rows = _exact_rows(idx)
+    margin_reason = ("the only close candidate sharing neighbours or documents "
+                     f"(others within the margin {idx.config.margin} share none)")
+    rep, mentions = idx.rep, idx.mentions
+    for pair, (query, other, verdict) in verdicts(idx, scored).items():
+        s = scored[pair]
+        src, dst = rep[query], rep[other]
+        if (s.step != "rule" or _SLIPS & s.features.keys()) and mentions[src] > mentions[dst]:
+            src, dst = dst, src  # a spelling variant goes into the better-attested form
+        reasons = s.reasons
+        if verdict == "unique_by_context":
+            verdict, reasons = "unique", (*reasons, margin_reason)
+        rows.append((src, dst, s.score, s.step, verdict, s.features, reasons))
+    del scored
+    # best first, then by source and target id: entity positions follow id order (build_index sorts by id),
+    # so one stable numpy sort of numbers replaces a sort of 600k records on (-score, source, target)
+    src, dst, score = (np.fromiter((r[i] for r in rows), dtype=dtype, count=len(rows))
+                       for i, dtype in ((0, np.int64), (1, np.int64), (2, np.float64)))
+    order = np.lexsort((dst, src, -score)).tolist()
+    ids, names, types, made = idx.ids, idx.names, idx.types, MergeCandidate.from_fields
+    return [made(ids[s], ids[d], names[s], names[d], types[s], types[d], score, step, verdict, features, tuple(reasons))
+            for s, d, score, step, verdict, features, reasons in map(rows.__getitem__, order)]

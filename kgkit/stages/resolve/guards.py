@@ -75,6 +75,17 @@ def _parts(tokens: Sequence[str], person: bool) -> tuple[list[str], list[str], l
     return sorted(values), numbers, words
 
 
+@lru_cache(maxsize=1 << 18)
+def _key_parts(key: str, person: bool) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A key's words (a person's generational suffix left out) and their `_parts`, once per key (a key is in
+    several guarded pairs)."""
+    tokens = key.split()
+    if person:
+        tokens = split_suffix(tokens)[0]
+    values, numbers, words = _parts(tokens, person)
+    return tuple(tokens), tuple(values), tuple(numbers), tuple(words)
+
+
 def _roman_value(token: str) -> int:
     values = {"i": 1, "v": 5, "x": 10}
     total = 0
@@ -164,9 +175,8 @@ def policy_guard(key_a: str, key_b: str, entity_type: str | None = None, name_a:
             if suffix_a and suffix_b:
                 return f"generational suffixes differ: {_as_written(suffix_a, name_a)!r} / {_as_written(suffix_b, name_b)!r}"
             return f"differs by the suffix {_as_written(suffix_a or suffix_b, name_a if suffix_a else name_b)!r}"
-        ta, tb = split_suffix(ta)[0], split_suffix(tb)[0]
-    nums_a, shown_a, words_a = _parts(ta, person)
-    nums_b, shown_b, words_b = _parts(tb, person)
+    ta, nums_a, shown_a, words_a = _key_parts(key_a, person)
+    tb, nums_b, shown_b, words_b = _key_parts(key_b, person)
     if nums_a != nums_b:
         return f"numbers differ: {_shown(shown_a, name_a)} / {_shown(shown_b, name_b)}"
     if words_a == words_b:
@@ -237,6 +247,7 @@ def _acronym_pair(short_key: str, short_name: str, long_key: str, long_name: str
     return short_key in {acronym(long_key), acronym(long_name) if long_name else ""} - {""}
 
 
+@lru_cache(maxsize=1 << 16)
 def _as_written(word: str, name: str) -> str:
     """A key's word as the name writes it ("quincy" in "John Quincy Adams" -> "Quincy"), else the word."""
     tokens = _WORDS.findall(name)

@@ -76,8 +76,10 @@ def _fmix32(h: np.ndarray) -> np.ndarray:
     return h
 
 
-def minhash_signatures(keys: Sequence[str], config: ResolveConfig, *, chunk: int = 8192) -> np.ndarray:
+def minhash_signatures(keys: Sequence[str], config: ResolveConfig, *, chunk: int = 256) -> np.ndarray:
     """(n, num_perm) uint32 MinHash signatures of the keys' character shingles (datasketch permutations).
+    Keys go in chunks small enough that the (shingles, num_perm) products stay in the CPU cache (256 keys:
+    ~0.5 MB; 8192 took 3x as long in numpy).
 
     >>> s = minhash_signatures(["acme corporation", "acme corporations", "globex"], ResolveConfig())
     >>> bool((s[0] == s[1]).mean() > (s[0] == s[2]).mean())

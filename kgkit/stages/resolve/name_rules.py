@@ -176,6 +176,8 @@ def token_conflict(key_a: str, key_b: str) -> tuple[str, str] | None:
     """
     ta, tb = set(key_a.split()), set(key_b.split())
     only_a, only_b = ta - tb, tb - ta
-    lone_a = sorted(w for w in only_a if not any(is_typo(w, v) for v in only_b))
-    lone_b = sorted(w for w in only_b if not any(is_typo(w, v) for v in only_a))
-    return (lone_a[0], lone_b[0]) if lone_a and lone_b else None
+    if not only_a or not only_b:
+        return None
+    typos = [(w, v) for w in only_a for v in only_b if is_typo(w, v)]  # is_typo is symmetric: each pair once
+    lone_a, lone_b = only_a.difference(w for w, _v in typos), only_b.difference(v for _w, v in typos)
+    return (min(lone_a), min(lone_b)) if lone_a and lone_b else None

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic import BaseModel
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler
 
@@ -64,13 +65,20 @@ class MergeCandidate(Record):
             if len(values) != len(names) or set(values) != set(names):
                 raise TypeError(f"MergeCandidate.trusted needs every field: {sorted(set(names) - set(values))}")
             values = {name: values[name] for name in names}
-        m = cls.__new__(cls)
-        setattr_ = object.__setattr__
-        setattr_(m, "__dict__", values)  # a fresh dict: **values made it
-        setattr_(m, "__pydantic_fields_set__", set(_CANDIDATE_FIELD_SET))
-        setattr_(m, "__pydantic_extra__", None)
-        setattr_(m, "__pydantic_private__", None)
-        return m
+        return _made(cls, values)  # a fresh dict: **values made it
+
+    @classmethod
+    def from_fields(cls, *values: object) -> MergeCandidate:
+        """`trusted` with every value given in field order (no keyword dict to build and check: ~1 us less a
+        record, ~600k records per 100k names).
+
+        >>> c = MergeCandidate.from_fields("P:a", "P:b", "A", "B", "P", "P", 0.9, "lsh", "unique", {}, ("r",))
+        >>> c == MergeCandidate.model_construct(**c.__dict__), c.pair
+        (True, ('P:a', 'P:b'))
+        """
+        if len(values) != len(_CANDIDATE_FIELDS):
+            raise TypeError(f"MergeCandidate.from_fields needs {len(_CANDIDATE_FIELDS)} values, got {len(values)}")
+        return _made(cls, _as_fields(*values))
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -78,7 +86,30 @@ class MergeCandidate(Record):
 
 
 _CANDIDATE_FIELDS = tuple(MergeCandidate.model_fields)
-_CANDIDATE_FIELD_SET = frozenset(_CANDIDATE_FIELDS)
+_SLOTS = {k: BaseModel.__dict__[k].__set__ for k in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
+                                                     "__pydantic_private__")}
+_set_dict, _set_fields, _set_extra, _set_private = _SLOTS.values()
+
+
+def _as_fields(source: str, target: str, source_name: str, target_name: str, source_type: str, target_type: str,
+               score: float, step: str, verdict: str, features: dict[str, float], reasons: tuple[str, ...]
+               ) -> dict[str, object]:
+    """A candidate's field values as its __dict__ (a dict display: ~3x faster than dict(zip(...)))."""
+    return {"source": source, "target": target, "source_name": source_name, "target_name": target_name,
+            "source_type": source_type, "target_type": target_type, "score": score, "step": step,
+            "verdict": verdict, "features": features, "reasons": reasons}
+
+
+assert tuple(_as_fields.__code__.co_varnames[: len(_CANDIDATE_FIELDS)]) == _CANDIDATE_FIELDS  # field order kept
+def _made(cls: type[MergeCandidate], values: dict[str, object]) -> MergeCandidate:
+    """A MergeCandidate holding `values` (every field, in field order) as model_construct leaves one; the
+    slots set through their descriptors (object.__setattr__ looks each up first)."""
+    m = cls.__new__(cls)
+    _set_dict(m, values)
+    _set_fields(m, set(_CANDIDATE_FIELDS))
+    _set_extra(m, None)
+    _set_private(m, None)
+    return m
 
 
 @dataclass(frozen=True)
@@ -209,7 +240,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         features["word_conflict"] = 1.0
         reasons.append(f"different words {conflict[0]!r} / {conflict[1]!r}, not a typo (capped for review)")
         score = min(score, cfg.word_conflict_cap)
-    reasons.append(f"string similarity {string:.2f} (token sort {tsort:.2f}, Jaro-Winkler {jw:.2f})")
+    reasons.append(string_reason(string, tsort, jw))
     if cosine is not None:
         features["cosine"] = round(float(cosine), 4)
         reasons.append(f"embedding cosine {cosine:.2f}")
@@ -229,7 +260,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         if da & db:
             reasons.append(f"mentioned together in {len(da & db)} document(s)")
     if blocks:
-        reasons.append("proposed by: " + ", ".join(blocks))
+        reasons.append(blocks_reason(blocks))
     score = min(score, 1.0)
     cap = min(cfg.guard_cap, cfg.auto_accept - 0.01)
     slipped = people and ("rule_typo" in features or "rule_swapped_typo" in features)
@@ -239,6 +270,27 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         reasons.insert(0, f"{GUARD_PREFIX}{why}")
         score = cap
     return round(score, 4), features, reasons
+
+
+def string_reason(string: float, tsort: float, jw: float) -> str:
+    """The reason line of a pair's string score.
+
+    >>> string_reason(0.8, 0.75, 0.875)
+    'string similarity 0.80 (token sort 0.75, Jaro-Winkler 0.88)'
+    """
+    return f"string similarity {string:.2f} (token sort {tsort:.2f}, Jaro-Winkler {jw:.2f})"
+
+
+def blocks_reason(blocks: Sequence[str]) -> str:
+    """The reason line naming the blocks that proposed a pair."""
+    return "proposed by: " + ", ".join(blocks)
+
+
+def plain_cap(cfg: ResolveConfig) -> float:
+    """The string score up to which a pair of one type, not people, that no name rule fits (not equal up to
+    spacing or legal form, no qualifier words added, no acronym) is scored by its strings alone: above it the
+    word checks or the policy guard may change the score (score_names)."""
+    return min(cfg.word_conflict_cap, cfg.guard_cap, cfg.auto_accept - 0.01)
 
 
 GUARD_PREFIX = "not for the policy, a person decides: "
