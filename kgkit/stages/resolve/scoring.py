@@ -101,6 +101,8 @@ def _as_fields(source: str, target: str, source_name: str, target_name: str, sou
 
 
 assert tuple(_as_fields.__code__.co_varnames[: len(_CANDIDATE_FIELDS)]) == _CANDIDATE_FIELDS  # field order kept
+
+
 def _made(cls: type[MergeCandidate], values: dict[str, object]) -> MergeCandidate:
     """A MergeCandidate holding `values` (every field, in field order) as model_construct leaves one; the
     slots set through their descriptors (object.__setattr__ looks each up first)."""
