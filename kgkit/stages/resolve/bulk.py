@@ -8,7 +8,7 @@ name rules, so that pairs no rule can lift and no string score can keep are drop
 ...     ("P:a", "J. Smith", "Person", 1), ("P:b", "Jane Smith", "Person", 1)])
 >>> idx.keys
 ['acme corp', 'acme research', 'globex bank', 'globex', 'j smith', 'jane smith']
->>> _rule_possible_bulk(idx, np.array([0, 2, 4]), np.array([1, 3, 5])).tolist()  # no rule / qualifier / initials
+>>> rule_possible_bulk(idx, np.array([0, 2, 4]), np.array([1, 3, 5])).tolist()  # no rule / qualifier / initials
 [False, True, True]
 """
 
@@ -33,8 +33,11 @@ from kgkit.stages.resolve.keys import (
 )
 from kgkit.stages.resolve.name_rules import person_parts
 
+__all__ = ["bulk_strings", "contains_sorted", "node_codes", "plain_pairs", "rule_possible_bulk", "swapped_close",
+           "token_sorted_keys"]
 
-def _contains(sorted_codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+
+def contains_sorted(sorted_codes: np.ndarray, values: np.ndarray) -> np.ndarray:
     """values[i] in sorted_codes, for a sorted array (a binary search; np.isin hashes both sides)."""
     if not len(sorted_codes):
         return np.zeros(len(values), dtype=bool)
@@ -42,10 +45,10 @@ def _contains(sorted_codes: np.ndarray, values: np.ndarray) -> np.ndarray:
     return sorted_codes[pos] == values
 
 
-def _bulk_strings(idx: NameIndex, a: np.ndarray, b: np.ndarray, scorers: Sequence[Any],
+def bulk_strings(idx: NameIndex, a: np.ndarray, b: np.ndarray, scorers: Sequence[Any],
                   token_sorted: np.ndarray | None = None) -> list[np.ndarray]:
     """String scores of node pairs (a[i], b[i]) in one vectorised rapidfuzz call per scorer, in 0..1.
-    `token_sorted` (_token_sorted) lets token_sort_ratio run as a plain ratio of the keys' words sorted once
+    `token_sorted` (token_sorted_keys) lets token_sort_ratio run as a plain ratio of the keys' words sorted once
     per node (the same values; rapidfuzz would split and sort both keys again for every pair)."""
     keys = np.asarray(idx.keys, dtype=object)
     left, right = keys[a].tolist(), keys[b].tolist()
@@ -60,12 +63,12 @@ def _bulk_strings(idx: NameIndex, a: np.ndarray, b: np.ndarray, scorers: Sequenc
     return out
 
 
-def _token_sorted(keys: Sequence[str]) -> np.ndarray | None:
+def token_sorted_keys(keys: Sequence[str]) -> np.ndarray | None:
     """Each key's words sorted and joined by one space (what token_sort_ratio compares), or None when a key
     is spaced otherwise (a name of punctuation alone keeps its own spacing: keys.match_key), so that
     rapidfuzz's own word split decides.
 
-    >>> _token_sorted(["smith jane", "acme"]).tolist(), _token_sorted(["!  !"])
+    >>> token_sorted_keys(["smith jane", "acme"]).tolist(), token_sorted_keys(["!  !"])
     (['jane smith', 'acme'], None)
     """
     out = []
@@ -77,7 +80,7 @@ def _token_sorted(keys: Sequence[str]) -> np.ndarray | None:
     return np.asarray(out, dtype=object)
 
 
-def _swapped_close(idx: NameIndex, a: np.ndarray, b: np.ndarray, tsort: np.ndarray, done: np.ndarray,
+def swapped_close(idx: NameIndex, a: np.ndarray, b: np.ndarray, tsort: np.ndarray, done: np.ndarray,
                    floor: float) -> np.ndarray:
     """Whether pairs (a[i], b[i]) of two-word names, the words of b swapped, reach `floor` on the string
     score (name_rules.person_slip's 'swapped_typo' is scored so); pairs already `done` are not computed."""
@@ -104,8 +107,8 @@ def _codes(values: Sequence[object], missing: int | np.ndarray = -1) -> np.ndarr
     return np.where(codes < 0, missing, codes) if (codes < 0).any() else codes
 
 
-def _node_codes(idx: NameIndex) -> dict[str, np.ndarray]:
-    """Per-node codes the pair filters compare in numpy (equal codes, equal values): see _rule_possible_bulk."""
+def node_codes(idx: NameIndex) -> dict[str, np.ndarray]:
+    """Per-node codes the pair filters compare in numpy (equal codes, equal values): see rule_possible_bulk."""
     keys, n = idx.keys, len(idx.keys)
     tokens = [k.split() for k in keys]
     parts = [person_parts(k) for k in keys]
@@ -138,16 +141,16 @@ def _acronym_of(c: dict[str, np.ndarray], a: np.ndarray, b: np.ndarray) -> np.nd
     return ((own[a] >= 0) & (acrs[:, b] == own[a]).any(axis=0)) | ((own[b] >= 0) & (acrs[:, a] == own[b]).any(axis=0))
 
 
-def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray, sorted_close: np.ndarray | None = None,
+def rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray, sorted_close: np.ndarray | None = None,
                         codes: dict[str, np.ndarray] | None = None) -> np.ndarray:
     """Whether a name rule could fire for same-type node pairs (a[i], b[i]): a necessary condition, from
-    per-node codes compared in numpy (`codes`: _node_codes, computed when None). People: one surname and
+    per-node codes compared in numpy (`codes`: node_codes, computed when None). People: one surname and
     agreeing first given initials (or no given name: name_rules.initials_rule), or as many words with the same
     words sorted or all but one word in place (name_rules.person_slip), or as many words with the token sort
     close enough (`sorted_close`: the words swapped and misspelt, scored in one order), or the same letters
     without spaces. Others: one name up to spacing and legal form, or up to qualifier words (keys.core_key),
     or one an acronym of the other."""
-    c = codes if codes is not None else _node_codes(idx)
+    c = codes if codes is not None else node_codes(idx)
 
     def same(name: str) -> np.ndarray:
         return c[name][a] == c[name][b]
@@ -162,7 +165,7 @@ def _rule_possible_bulk(idx: NameIndex, a: np.ndarray, b: np.ndarray, sorted_clo
     return np.where(person[a] & person[b], initials | slip, same("squash") | same("core") | _acronym_of(c, a, b))
 
 
-def _plain(c: dict[str, np.ndarray], a: np.ndarray, b: np.ndarray, string: np.ndarray, cap: float) -> np.ndarray:
+def plain_pairs(c: dict[str, np.ndarray], a: np.ndarray, b: np.ndarray, string: np.ndarray, cap: float) -> np.ndarray:
     """Pairs score_names scores by their strings alone: one type, not people, not equal up to spacing or legal
     form, no qualifier words added (their other words differ), no acronym, and a string score up to `cap`
     (scoring.plain_cap)."""

@@ -29,13 +29,13 @@ from kgkit.core.stage import stage
 from kgkit.stages.build import gc_paused
 from kgkit.stages.embed import Embedder
 from kgkit.stages.resolve.bulk import (
-    _bulk_strings,
-    _contains,
-    _node_codes,
-    _plain,
-    _rule_possible_bulk,
-    _swapped_close,
-    _token_sorted,
+    bulk_strings,
+    contains_sorted,
+    node_codes,
+    plain_pairs,
+    rule_possible_bulk,
+    swapped_close,
+    token_sorted_keys,
 )
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.index import (
@@ -156,30 +156,30 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
     rule_codes = np.array(sorted(a * n + b for a, b in rules), dtype=np.int64)
     # the three fuzz scores in bulk; Jaro-Winkler pair by pair (rapidfuzz's bulk form differs from it in the
     # last bit for ~1% of pairs, and these pairs have always been scored with the scalar one)
-    token_sorted = _token_sorted(idx.keys)
-    ratio, tsort, tset = (v.tolist() for v in _bulk_strings(idx, rule_codes // n, rule_codes % n, STRING_SCORERS[:3],
+    token_sorted = token_sorted_keys(idx.keys)
+    ratio, tsort, tset = (v.tolist() for v in bulk_strings(idx, rule_codes // n, rule_codes % n, STRING_SCORERS[:3],
                                                             token_sorted))
     keys, jaro = idx.keys, JaroWinkler.normalized_similarity
-    for code, also_lsh, *strings in zip(rule_codes.tolist(), _contains(lsh, rule_codes).tolist(), ratio, tsort, tset):
+    for code, also_lsh, *strings in zip(rule_codes.tolist(), contains_sorted(lsh, rule_codes).tolist(), ratio, tsort, tset):
         pair = x, y = (code // n, code % n)
         add(pair, (rules[pair], "lsh") if also_lsh else (rules[pair],), strings=(*strings, jaro(keys[x], keys[y])))
     slips = slip_pair_codes(idx)
     codes = sorted_unique(np.concatenate([lsh, slips]))  # np.union1d, without its slow hashing unique
-    codes = codes[~_contains(rule_codes, codes)]
+    codes = codes[~contains_sorted(rule_codes, codes)]
     a, b = codes // n, codes % n
-    tsort, jw = _bulk_strings(idx, a, b, STRING_SCORERS[1::2], token_sorted)
+    tsort, jw = bulk_strings(idx, a, b, STRING_SCORERS[1::2], token_sorted)
     floor = string_floor(cfg, None, context is not None)
     keep = (0.6 * tsort + 0.4 * jw) >= floor
-    node_codes = _node_codes(idx)
-    keep |= _rule_possible_bulk(idx, a, b, _swapped_close(idx, a, b, tsort, keep, floor), node_codes)
+    per_node = node_codes(idx)
+    keep |= rule_possible_bulk(idx, a, b, swapped_close(idx, a, b, tsort, keep, floor), per_node)
     codes, a, b, tsort, jw = codes[keep], a[keep], b[keep], tsort[keep], jw[keep]
-    ratio, tset = _bulk_strings(idx, a, b, STRING_SCORERS[0::2])
-    from_lsh = _contains(lsh, codes).tolist()
-    from_slip = _contains(slips, codes).tolist()
+    ratio, tset = bulk_strings(idx, a, b, STRING_SCORERS[0::2])
+    from_lsh = contains_sorted(lsh, codes).tolist()
+    from_slip = contains_sorted(slips, codes).tolist()
     labels = {(True, False): ("lsh",), (False, True): ("slip",), (True, True): ("slip", "lsh")}
     # without graph evidence, pairs no rule or word check can touch are scored here by their strings alone,
     # as score_names would (the same score, features and reasons), without a call into its rule cascade
-    plain = (_plain(node_codes, a, b, 0.6 * tsort + 0.4 * jw, plain_cap(cfg)) if context is None
+    plain = (plain_pairs(per_node, a, b, 0.6 * tsort + 0.4 * jw, plain_cap(cfg)) if context is None
              else np.zeros(len(a), dtype=bool))
     for x, y, r, ts, tst, j, in_l, in_s, alone in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(),
                                                       tset.tolist(), jw.tolist(), from_lsh, from_slip, plain.tolist()):
