@@ -49,7 +49,7 @@ def test_domain_and_decision_files_parse_as_before() -> None:
         parse_decisions("decisions: [unclosed", source="decisions.yaml")
 
 
-def test_prepared_word_counts_are_the_ones_counted_and_taken_once(general_domain) -> None:
+def test_word_counts_taken_earlier_give_the_same_naming(general_domain) -> None:
     import kgkit.stages.coref as coref
     from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, Span, TextExtraction
 
@@ -61,13 +61,7 @@ def test_prepared_word_counts_are_the_ones_counted_and_taken_once(general_domain
         ChunkExtraction(chunk_id="c", document_id="d", extraction=te),))]
     texts = {"d": text}
     counted = coref.coref_documents(docs, domain=general_domain, texts=texts)
-    coref.prepare_word_stats(dict(texts))
-    assert len(coref._PREPARED) == 1
-    assert coref.coref_documents(docs, domain=general_domain, texts=texts) == counted
-    assert coref._PREPARED == []  # taken
-    coref.prepare_word_stats({"other": "Other words. Hitherto never capitalised inside hitherto."})
-    assert coref.coref_documents(docs, domain=general_domain, texts=texts) == counted  # not these texts': counted
-    assert coref._PREPARED == []
+    assert coref.coref_documents(docs, domain=general_domain, texts=texts, words=coref.WordStats(texts)) == counted
     assert [e.name for e in counted[0].chunks[0].extraction.entities] == ["Nationwide"]  # "Hitherto" dropped
 
 

@@ -45,7 +45,7 @@ from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation
 from kgkit.core.stage import stage
 
-__all__ = ["coref_documents", "parse_votes", "prepare_word_stats"]
+__all__ = ["WordStats", "coref_documents", "parse_votes"]
 
 CORPUS_WEIGHT = 0.5  # the other documents' votes count half
 PLACE_EVIDENCE = 1.5  # a place vote above this (a label and a cue) keeps a name from standing for a person
@@ -93,10 +93,11 @@ def _mention_votes(e: ExtractedEntity) -> dict[str, float]:
 
 @stage(version="3")
 def coref_documents(extractions: Sequence[DocumentExtraction], *, domain: Domain,
-                    texts: Mapping[str, str] | None = None) -> list[DocumentExtraction]:
+                    texts: Mapping[str, str] | None = None, words: WordStats | None = None) -> list[DocumentExtraction]:
     """The documents' offline extractions with one type per name (document vote plus half the corpus vote),
     short names and acronyms resolved to the full name, and sentence-start-only capitalised words dropped
-    (`texts`: document id -> text, for the corpus's word counts; without it that step is skipped)."""
+    (`texts`: document id -> text, for the corpus's word counts; without it that step is skipped; `words`:
+    `WordStats(texts)` when the caller counted them already, e.g. while extraction workers parsed)."""
     docs = []
     corpus: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))  # name -> type -> doc votes
     for d in extractions:
@@ -115,7 +116,8 @@ def coref_documents(extractions: Sequence[DocumentExtraction], *, domain: Domain
             for t, w in votes.items():
                 corpus[name][t].append(w)
         docs.append(info)
-    words = _word_stats(texts) if texts else None
+    if words is None and texts:
+        words = WordStats(texts)
     return [_refine(d, info, corpus, domain, words, texts.get(d.document_id) if texts else None)
             for d, info in zip(extractions, docs)]
 
@@ -223,8 +225,12 @@ def _initials(name: str) -> str:
     return "".join(w[0] for w in _tokens(name) if w[0].isupper() and w.lower() not in _FUNCTION)
 
 
-class _WordStats:
-    """Per word (as written): how often the corpus writes it in lower case, and capitalised inside a sentence."""
+class WordStats:
+    """Per word (as written): how often the corpus writes it in lower case, and capitalised inside a sentence.
+
+    >>> WordStats({"d": "Hitherto we went. We went hitherto."}).only_opens_sentences("Hitherto")
+    True
+    """
 
     def __init__(self, texts: Mapping[str, str]) -> None:
         self.lower: Counter = Counter()
@@ -248,32 +254,8 @@ class _WordStats:
         return self.lower[low] >= max(3, LOWER_RATIO * self.inner[low])
 
 
-_PREPARED: list[tuple[tuple[tuple[str, str], ...], _WordStats]] = []  # prepare_word_stats's, until taken
-
-
-def prepare_word_stats(texts: Mapping[str, str]) -> None:
-    """Count the corpus's words now: the next `coref_documents` call given the same `texts` takes these counts
-    instead of counting again (they depend on the texts alone). For a caller with time to spare before it has
-    the extractions (`kgkit add` while its extraction workers parse); one set is kept, until taken.
-
-    >>> prepare_word_stats({"d": "Hitherto we went. We went hitherto."})
-    >>> _word_stats({"d": "Hitherto we went. We went hitherto."}).only_opens_sentences("Hitherto"), len(_PREPARED)
-    (True, 0)
-    """
-    _PREPARED[:] = [(tuple(texts.items()), _WordStats(texts))]
-
-
-def _word_stats(texts: Mapping[str, str]) -> _WordStats:
-    """The corpus's word counts: those prepared for these very texts, else counted now."""
-    try:
-        prepared, words = _PREPARED.pop()
-    except IndexError:  # none prepared
-        return _WordStats(texts)
-    return words if prepared == tuple(texts.items()) else _WordStats(texts)
-
-
 def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, dict[str, list[float]]], domain: Domain,
-            words: _WordStats | None, text: str | None) -> DocumentExtraction:
+            words: WordStats | None, text: str | None) -> DocumentExtraction:
     if not info.mentions:
         return d
     fallback = domain.fallback_entity_type
@@ -376,7 +358,7 @@ def _refine(d: DocumentExtraction, info: _Doc, corpus: dict[str, dict[str, list[
 
 
 def _untyped_names(ordered: list[tuple[int, int, ExtractedEntity]], target: dict[tuple[int, int], str],
-                   types: dict[str, tuple[str, str]], fallback: str, words: _WordStats | None) -> set[str]:
+                   types: dict[str, tuple[str, str]], fallback: str, words: WordStats | None) -> set[str]:
     """Names found only as untyped proper-noun runs (label "NAME") that stand for no full name, when one word
     the corpus also writes in lower case ("Census"), or one word or words all written in lower case elsewhere
     ("Special Recognition") that nothing in the document or the corpus typed. "Old Crow Medicine Show" stays
