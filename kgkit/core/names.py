@@ -25,7 +25,9 @@ _SPACE = re.compile(r"[^\w&]+")  # other punctuation separates words
 def normalise_name(name: str) -> str:
     """Unicode-folded, accent-free, case-folded name with punctuation removed and spaces collapsed."""
     text = unicodedata.normalize("NFKD", name)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    if not text.isascii():  # no combining mark in ASCII: the character loop only for the rest
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = text.casefold()
     text = _DROP.sub("", text)
     return " ".join(_SPACE.sub(" ", text).replace("_", " ").split())
 

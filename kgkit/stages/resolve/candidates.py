@@ -54,11 +54,13 @@ from kgkit.stages.resolve.scoring import (
     MergeCandidate,
     blocks_reason,
     graph_context,
+    guard_at,
     plain_cap,
     score_names,
     score_pair,
     string_floor,
     string_reason,
+    word_check,
 )
 
 _SLIPS = {"rule_typo", "rule_swapped", "rule_swapped_typo", "rule_split"}
@@ -177,22 +179,35 @@ def score_nodes(idx: NameIndex, context: GraphContext | None = None, embedder: E
     from_lsh = contains_sorted(lsh, codes).tolist()
     from_slip = contains_sorted(slips, codes).tolist()
     labels = {(True, False): ("lsh",), (False, True): ("slip",), (True, True): ("slip", "lsh")}
-    # without graph evidence, pairs no rule or word check can touch are scored here by their strings alone,
-    # as score_names would (the same score, features and reasons), without a call into its rule cascade
-    plain = (plain_pairs(per_node, a, b, 0.6 * tsort + 0.4 * jw, plain_cap(cfg)) if context is None
+    # without graph evidence, pairs no name rule can touch are scored here as score_names would (the same
+    # score, features and reasons), without a call into its rule cascade: by their strings alone up to
+    # plain_cap, above it capped by the word check when that leaves them to no policy guard
+    plain = (plain_pairs(per_node, a, b, 0.6 * tsort + 0.4 * jw, np.inf) if context is None
              else np.zeros(len(a), dtype=bool))
-    for x, y, r, ts, tst, j, in_l, in_s, alone in zip(a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(),
-                                                      tset.tolist(), jw.tolist(), from_lsh, from_slip, plain.tolist()):
+    same_words = (per_node["sorted_words"][a] == per_node["sorted_words"][b]).tolist()
+    cap, word_cap = plain_cap(cfg), cfg.word_conflict_cap
+    checked = word_cap <= guard_at(cfg)  # a pair capped by the word check is then never guarded
+    for x, y, r, ts, tst, j, in_l, in_s, alone, same in zip(
+            a.tolist(), b.tolist(), ratio.tolist(), tsort.tolist(), tset.tolist(), jw.tolist(), from_lsh, from_slip,
+            plain.tolist(), same_words):
         blocks = labels[(in_l, in_s)]
+        string = 0.6 * ts + 0.4 * j
+        check = None
+        if alone and string > cap and not (checked and string > word_cap
+                                            and (check := word_check(keys[x], keys[y], same)) is not None):
+            alone = False  # neither plain nor capped: the whole cascade (the policy guard may hold it back)
         if not alone:
             add((x, y), blocks, strings=(r, ts, tst, j))
             continue
-        string = 0.6 * ts + 0.4 * j
-        score = round(string, 4)
+        score = round(min(string, word_cap) if check else string, 4)
         if score >= min_score:
-            features = {"ratio": r, "token_sort": ts, "token_set": tst, "jaro_winkler": j, "same_type": 1.0}
-            scored[(x, y)] = Scored(score, steps.get(blocks) or step_of(blocks), features,
-                                    (string_reason(string, ts, j), blocks_reason(blocks)), blocks)
+            features = {"ratio": r, "token_sort": ts, "token_set": tst, "jaro_winkler": j}
+            lines = (string_reason(string, ts, j), blocks_reason(blocks))
+            if check:
+                features[check[0]] = 1.0
+                lines = (check[1], *lines)
+            features["same_type"] = 1.0
+            scored[(x, y)] = Scored(score, steps.get(blocks) or step_of(blocks), features, lines, blocks)
     if embedder is not None:
         settled = {q for q, _o, v in verdicts(idx, scored).values() if v != "ambiguous"}
         left = [n for n in range(len(idx.keys)) if n not in settled and not idx.gated[n]]
@@ -291,11 +306,15 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
         return "unique" if s.score - runner_up >= margin else "ambiguous"
 
     out = {}
+    tiebreak = idx.config.context_tiebreak
     for (a, b), s in scored.items():
         info_a, info_b = info[a], info[b]
         query, other = (a, b) if info_a <= info_b else (b, a)
-        same_type = idx.node_types[a] == idx.node_types[b]
+        same_type = types[a] == types[b]
         verdict = verdict_from(query, other, s) if same_type else "ambiguous"
+        if verdict == "unique":
+            out[(a, b)] = (query, other, verdict)
+            continue
         if (verdict == "ambiguous" and same_type and ranked[other][0][1] == query
                 and _spelling_pair(idx, a, b, info_a, info_b, s) and _hapax_words(idx, other, query)
                 and verdict_from(other, query, s) == "unique"):
@@ -304,7 +323,7 @@ def verdicts(idx: NameIndex, scored: dict[tuple[int, int], Scored]) -> dict[tupl
             # there: the hub of several misspellings is not ambiguous between them). Words written in several
             # names are names ("Muller" / "Miller"): the margin rule stands.
             query, other, verdict = other, query, "unique"
-        if (verdict == "ambiguous" and same_type and idx.config.context_tiebreak and s.score >= ranked[query][0][0] - margin
+        if (verdict == "ambiguous" and same_type and tiebreak and s.score >= ranked[query][0][0] - margin
                 and context(query, other) > 0):
             # the margin left it open: the graph decides when this is the one close candidate it links
             rivals = [n for score, n in ranked[query] if score >= ranked[query][0][0] - margin and n != other
@@ -380,6 +399,12 @@ def _merge_candidates(graph: Any, config: ResolveConfig, embedder: Embedder | No
     src, dst, score = (np.fromiter((r[i] for r in rows), dtype=dtype, count=len(rows))
                        for i, dtype in ((0, np.int64), (1, np.int64), (2, np.float64)))
     order = np.lexsort((dst, src, -score)).tolist()
-    ids, names, types, made = idx.ids, idx.names, idx.types, MergeCandidate.from_fields
-    return [made(ids[s], ids[d], names[s], names[d], types[s], types[d], score, step, verdict, features, tuple(reasons))
-            for s, d, score, step, verdict, features, reasons in map(rows.__getitem__, order)]
+    if not order:
+        return []
+    # the rows' columns in that order, then each record's values zipped from them (C loops, no Python frame a row)
+    src, dst, score, step, verdict, features, reasons = zip(*map(rows.__getitem__, order))
+    del rows
+    ids, names, types = idx.ids, idx.names, idx.types
+    return MergeCandidate.from_rows(zip(map(ids.__getitem__, src), map(ids.__getitem__, dst), map(names.__getitem__, src),
+                                        map(names.__getitem__, dst), map(types.__getitem__, src),
+                                        map(types.__getitem__, dst), score, step, verdict, features, reasons))

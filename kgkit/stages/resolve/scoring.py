@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -79,6 +79,24 @@ class MergeCandidate(Record):
         if len(values) != len(_CANDIDATE_FIELDS):
             raise TypeError(f"MergeCandidate.from_fields needs {len(_CANDIDATE_FIELDS)} values, got {len(values)}")
         return _made(cls, _as_fields(*values))
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[object]]) -> list[MergeCandidate]:
+        """`from_fields` for many rows of every value in field order, in one loop (no call layers per record).
+
+        >>> [c.pair for c in MergeCandidate.from_rows([("P:b", "P:a", "B", "A", "P", "P", 0.9, "lsh", "unique", {}, ())])]
+        [('P:a', 'P:b')]
+        """
+        new, as_fields, fields = cls.__new__, _as_fields, set(_CANDIDATE_FIELDS)
+        out = []
+        for values in rows:
+            m = new(cls)
+            _set_dict(m, as_fields(*values))
+            _set_fields(m, fields.copy())
+            _set_extra(m, None)
+            _set_private(m, None)
+            out.append(m)
+        return out
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -234,13 +252,9 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         features["rule_acronym"] = 1.0
         reasons.append(f"acronym: {na!r} ~ {nb!r}")
         score = max(score, cfg.rule_acronym)
-    elif score > cfg.word_conflict_cap and ka != kb and sorted(ka.split()) == sorted(kb.split()):
-        features["word_order"] = 1.0
-        reasons.append(f"same words in another order: {ka!r} / {kb!r} (capped for review)")
-        score = min(score, cfg.word_conflict_cap)
-    elif score > cfg.word_conflict_cap and (conflict := token_conflict(ka, kb)) is not None:
-        features["word_conflict"] = 1.0
-        reasons.append(f"different words {conflict[0]!r} / {conflict[1]!r}, not a typo (capped for review)")
+    elif score > cfg.word_conflict_cap and (check := word_check(ka, kb)) is not None:
+        features[check[0]] = 1.0
+        reasons.append(check[1])
         score = min(score, cfg.word_conflict_cap)
     reasons.append(string_reason(string, tsort, jw))
     if cosine is not None:
@@ -264,7 +278,7 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
     if blocks:
         reasons.append(blocks_reason(blocks))
     score = min(score, 1.0)
-    cap = min(cfg.guard_cap, cfg.auto_accept - 0.01)
+    cap = guard_at(cfg)
     slipped = people and ("rule_typo" in features or "rule_swapped_typo" in features)
     if cfg.guards and score > cap and ta == tb and (
             why := policy_guard(ka, kb, ta, na, nb) or (slip_guard(ka, kb, counts) if slipped else None)) is not None:
@@ -272,6 +286,24 @@ def score_names(cfg: ResolveConfig, a: tuple[str, str, str], b: tuple[str, str, 
         reasons.insert(0, f"{GUARD_PREFIX}{why}")
         score = cap
     return round(score, 4), features, reasons
+
+
+def word_check(ka: str, kb: str, same_words: bool | None = None) -> tuple[str, str] | None:
+    """The word check of two keys of one type that no name rule pairs, as (feature, reason), or None: the same
+    words in another order, or a word of each that the other lacks and that is no typo (name_rules.
+    token_conflict). Either caps the score at `word_conflict_cap` for review. `same_words`: whether the keys
+    hold the same words, when known (from sorted-word codes).
+
+    >>> word_check("miami university", "university of miami"), word_check("hamilton county", "milton county")[0]
+    (None, 'word_conflict')
+    >>> word_check("university miami", "miami university")[1]
+    "same words in another order: 'university miami' / 'miami university' (capped for review)"
+    """
+    if ka != kb and (same_words if same_words is not None else sorted(ka.split()) == sorted(kb.split())):
+        return "word_order", f"same words in another order: {ka!r} / {kb!r} (capped for review)"
+    if (conflict := token_conflict(ka, kb)) is not None:
+        return "word_conflict", f"different words {conflict[0]!r} / {conflict[1]!r}, not a typo (capped for review)"
+    return None
 
 
 def string_reason(string: float, tsort: float, jw: float) -> str:
@@ -292,7 +324,12 @@ def plain_cap(cfg: ResolveConfig) -> float:
     """The string score up to which a pair of one type, not people, that no name rule fits (not equal up to
     spacing or legal form, no qualifier words added, no acronym) is scored by its strings alone: above it the
     word checks or the policy guard may change the score (score_names)."""
-    return min(cfg.word_conflict_cap, cfg.guard_cap, cfg.auto_accept - 0.01)
+    return min(cfg.word_conflict_cap, guard_at(cfg))
+
+
+def guard_at(cfg: ResolveConfig) -> float:
+    """The score above which score_names asks guards.policy_guard whether a pair of one type is held back."""
+    return min(cfg.guard_cap, cfg.auto_accept - 0.01)
 
 
 GUARD_PREFIX = "not for the policy, a person decides: "
