@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
 from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.fragments import drop_fragments
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
     ADJECTIVAL,
@@ -48,6 +49,7 @@ from kgkit.extractors.offline.lexicon import (
     SUFFIXES,
     TITLES,
 )
+from kgkit.extractors.offline.parsed import join_clitics, nicknamed
 from kgkit.extractors.offline.spans import (
     NICKNAMED,
     QUOTED,
@@ -112,9 +114,11 @@ def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
     for first, last, label in spans:
         if domain.entity_type_for_label(label.strip()) is None and label != NAME:
             continue  # a label the domain ignores (DATE, MONEY, ...)
-        for part in (p for whole in _split(doc, first, last, label in (QUOTED, NICKNAMED)) for p in split_pair(doc, *whole, places)):
+        for part in (p for whole in _split(doc, first, last, label in (QUOTED, NICKNAMED), nicknamed(doc, first, last, label))
+                     for p in split_pair(doc, *whole, places)):
             if (m := _clean(doc, part[0], part[1], label, domain, places, heading)) is not None:
                 out.append(m)
+    out = drop_fragments(doc, out)
     return _spelled_out(doc, _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON")))
 
 
@@ -209,14 +213,15 @@ def _heading_sentences(doc: Doc) -> set[int]:
 
 
 
-def _split(doc: Doc, first: int, last: int, quoted: bool = False) -> list[tuple[int, int]]:
+def _split(doc: Doc, first: int, last: int, quoted: bool = False, nicknamed: bool = False) -> list[tuple[int, int]]:
     """A token range cut at a sentence break, at brackets and quotes (the part before them), and split at commas
     (unless what follows is a suffix: "Inc.", "Jr.", "D.C.") and at a slash standing alone ("VFL / AFL"); a quoted
-    title keeps its brackets, commas and slashes ("I Wonder (Departure)", "It's All Wrong, but It's All Right")."""
+    title keeps its brackets, commas and slashes ("I Wonder (Departure)", "It's All Wrong, but It's All Right"), a
+    nicknamed person's name its quotes ('William "Bill" Clinton')."""
     sent_end = sentence_of(doc, first)[1]
     last = min(last, sent_end)
     for t in doc[first:last]:
-        if t.text in _BREAKS and t.i > first and not (quoted and t.text in "()[]"):  # "I Wonder (Departure)"
+        if t.text in _BREAKS and t.i > first and not (quoted and t.text in "()[]") and not nicknamed:  # "I Wonder (Departure)"
             last = t.i
             break
     for t in doc[first + 1 : last - 1]:  # "World War I. Angell was ...": a sentence the parser did not see end
@@ -326,6 +331,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     if len(set(name.split())) == 1 and " " in name and not quoted:  # "Scrooge Scrooge": one name said twice
         end = start + len(name.split()[0])
         name = name.split()[0]
+    name = join_clitics(name)
     letters = [c for c in name if c.isalpha()]
     if len(name) < 2 or not letters:
         return None

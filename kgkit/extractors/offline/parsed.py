@@ -10,15 +10,18 @@ the lower-case words a name took in.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-__all__ = ["NICKNAMED", "QUOTED", "closes", "lowered", "sentence_of", "text_of"]
+__all__ = ["NICKNAMED", "QUOTED", "closes", "join_clitics", "lowered", "nicknamed", "sentence_of", "text_of"]
 
 QUOTED = "WORK_OF_ART "  # a quoted title: typed as spaCy's WORK_OF_ART, with the quote's vote
 NICKNAMED = "PERSON "  # a person's name with a nickname in brackets or quotes: not cut there
+_SPACED_QUOTES = re.compile(r'"\s+([^"\s][^"]*?)\s+"')
+_CLITIC = re.compile(r"(?<=\w) (n['’]t|['’](?:s|re|ll|ve|m|d))(?!\w)|(?<=\b[Gg]on) (na)\b|(?<=\b[Ww]an) (na)\b|(?<=\b[Gg]ot) (ta)\b")
 
 
 def sentence_of(doc: Doc, i: int) -> tuple[int, int]:
@@ -50,3 +53,41 @@ def lowered(doc: Doc) -> set[int]:
 def closes(tokens: list[Token]) -> bool:
     """The last token closes a bracket opened inside the name ("I Wonder (Departure)")."""
     return tokens[-1].text == ")" and any(t.text == "(" for t in tokens)
+
+
+def join_clitics(name: str) -> str:
+    """A name written from pre-tokenised text ("tokens joined by spaces", as in many corpora) with its clitics
+    joined back to their words, as the name is spelt: "Ca n't Take My Eyes Off You" -> "Can't Take My Eyes Off
+    You", "Life 's Little Comedies" -> "Life's Little Comedies", "Never Gon na Give You Up" -> "Never Gonna Give
+    You Up". Text written normally has no such spaces and is returned as it is.
+
+    >>> join_clitics("Ca n't Take My Eyes Off You"), join_clitics("Ai n't No Mountain High Enough")
+    ("Can't Take My Eyes Off You", "Ain't No Mountain High Enough")
+    >>> join_clitics("People 's Choice Awards"), join_clitics("Never Gon na Give You Up"), join_clitics("Ong Bak 2")
+    ("People's Choice Awards", 'Never Gonna Give You Up', 'Ong Bak 2')
+    >>> join_clitics('Michael John " Mike " Padden')
+    'Michael John "Mike" Padden'
+
+    """
+    name = _SPACED_QUOTES.sub(r'"\1"', name)  # 'James Llewellyn " Jimmy " Frise' -> 'James Llewellyn "Jimmy" Frise'
+    return _CLITIC.sub(lambda m: next(g for g in m.groups() if g is not None), name)
+
+
+_QUOTES = frozenset(['"', "“", "”", "``", "''"])
+
+
+def nicknamed(doc: Doc, first: int, last: int, label: str) -> bool:
+    """A person's name with a nickname in quotes inside it (William "Bill" Clinton), so that it is not cut at the
+    quotes: the NICKNAMED label, or a PERSON entity whose quotes hold one capitalised word between names.
+
+    >>> import spacy
+    >>> doc = spacy.blank("en")('William "Bill" Clinton won.')
+    >>> nicknamed(doc, 0, 5, "PERSON"), nicknamed(doc, 0, 5, "ORG")
+    (True, False)
+    """
+    if label == NICKNAMED:
+        return True
+    if label != "PERSON":
+        return False
+    marks = [i for i in range(first + 1, last - 1) if doc[i].text in _QUOTES]
+    return len(marks) == 2 and marks[1] == marks[0] + 2 and doc[marks[0] + 1].text[:1].isupper()

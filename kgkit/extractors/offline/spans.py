@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.fragments import split_joined
 from kgkit.extractors.offline.lexicon import (
     ADJECTIVAL,
     COMPASS,
@@ -49,6 +50,7 @@ __all__ = ["NICKNAMED", "NUMERIC_LABELS", "QUOTED", "candidate_spans", "closes",
 NUMERIC_LABELS = ("DATE", "CARDINAL", "ORDINAL")
 _HYPHENS = {"-", "–"}
 _ROMAN = re.compile(r"[IVXLC]+\.?")
+_REGNAL = re.compile(r"(?:X{0,2})(?:IX|IV|V?I{0,3})")  # I to XXIX
 _OPENERS, _CLOSERS = {"(", '"', "“", "``"}, {")", '"', "”", "''"}
 _JOINING = NAME_PARTICLES | {"e", "y", "von", "der"}  # "João Paulo de Leiria e Silva", "García y Pérez"
 # lower-case words that join two capitalised parts of one foreign name: "Sogn og Fjordane", "Zell am See", "San
@@ -80,6 +82,7 @@ def candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
             start, end = _lower_before(doc, start, end), _lower_inside(doc, start, end)
         if label == "PERSON":
             end, label = _name_after(doc, end)
+            end += _regnal(doc, end)
         elif doc[end - 1].lower_ in _NUMBERED and end < len(doc) and _ROAD_NUMBER.fullmatch(doc[end].text):
             end += 1  # "U.S. Route 20", "County Route 501", "Interstate I-95": the number is the name
         covered = end
@@ -191,6 +194,15 @@ def _name_after(doc: Doc, end: int) -> tuple[int, str]:
             break
         end = joint + 1
     return end, label
+
+
+def _regnal(doc: Doc, end: int) -> int:
+    """1 when a regnal number follows a person's name: "King Constantine I of Greece", "Bush I in 1989",
+    "Henry VIII, who"; not the pronoun "I" before a verb ("when Smith and I went")."""
+    if end >= len(doc) or not _REGNAL.fullmatch(doc[end].text):
+        return 0
+    after = doc[end + 1] if end + 1 < len(doc) else None
+    return int(after is None or after.is_punct or after.lower_ in ("of", "in", "and", "'s", "’s", "the"))
 
 
 def _goes_on(token: Token, inside_entity: bool) -> bool:
@@ -399,7 +411,8 @@ _PAIR_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those
 
 def split_pair(doc: Doc, first: int, last: int, places: Places) -> list[tuple[int, int]]:
     """Two names fused at "and" are two: both known places ("Wake and Bataan", unless the whole is one: "Trinidad and
-    Tobago"), or the second repeating the first's opening word ("World War I and World War II").
+    Tobago"), or the second repeating the first's opening word ("World War I and World War II"); so are two joined
+    by a dash or a team and its league (`split_joined`: "Dallas–Fort Worth", "the Kansas City Chiefs of the NFL").
 
     >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
     >>> from kgkit.extractors.offline.gazetteer import load_places
@@ -410,12 +423,12 @@ def split_pair(doc: Doc, first: int, last: int, places: Places) -> list[tuple[in
     words = [t for t in doc[first:last] if t.lower_ not in _PAIR_DETERMINERS]
     ands = [t.i for t in words if t.lower_ == "and"]
     if len(ands) != 1 or not all(t.text[:1].isupper() for t in words if t.i != ands[0]):
-        return [(first, last)]
+        return split_joined(doc, first, last, places)
     left = [t for t in words if t.i < ands[0]]
     right = [t for t in words if t.i > ands[0]]
     text = lambda ts: " ".join(t.text for t in ts)  # noqa: E731
     if not left or not right or places.kind(text(words)) is not None:
-        return [(first, last)]
+        return split_joined(doc, first, last, places)
     if (places.kind(text(left)) and places.kind(text(right))) or (len(left) >= 2 and len(right) >= 2 and left[0].text == right[0].text):
         return [(first, ands[0]), (ands[0] + 1, last)]
-    return [(first, last)]
+    return split_joined(doc, first, last, places)

@@ -1,0 +1,226 @@
+"""Fragments: a mention whose name runs on into a capitalised word beside it is a piece of a longer name.
+
+A name is a run of capitalised words; when the words a mention covers sit directly beside other capitalised
+words that are no part of it ("Nexus [Q]", "[Creve] Coeur Park", "the [Christian] Democrats", "Johan Mølmann
+Anderson [Lysholm Angell]", "[FK] Partizan Belgrade"), the parser cut a longer name and the piece is no name of
+its own. A wrong name in the graph is worse than a missing one, so such a mention is dropped (the same name said
+cleanly elsewhere in the text stays). So is a name glued by a hyphen to the lower-case rest of its word
+("Middle-earth", "Heian-kyō") and a body's or event's name cut before "of" and the name after it ("the Roman
+Catholic Diocese [of Pittsburgh]", "two Africa Cup [of Nations] tournaments"), a name after a capital article inside
+a sentence ("A [Thousand Plateaus]", "An [Bord Pleanála]"), a name in a script without capitals cut beside another
+word of that script ("على [قلى خان]") and a name at the head of a quoted phrase that goes on past it ('" Dr. [Beat] "',
+'" [Tonankai] earthquake "'). Two names joined into one are split (`split_joined`): two towns or two nationality
+words joined by a dash ("Dallas–Fort Worth", "Kurdish-Turkish"), a team and its league ("the Kansas City Chiefs
+of the National Football League").
+
+Not a sign of a fragment: a word opening a sentence ("In Japan", "Before World War II"), a determiner, preposition
+or other function word ("the", "With", "Like"), a title, honorific or role word ("President William McKinley",
+"Georgia Governor", "U.S. Representative", "Secretaries of State Clinton", "CIA Acting Director"), a word with
+digits ("the Navy R4D aircraft"), a nationality word before a person's name ("Jamaican Roger Mais"), a
+nationality word before a noun ("Soviet Armenian grandmaster", "Canadian Thanksgiving"), a sentence end the parser
+missed ("World War I. Angell was"), an adjective made from a name ("Oscar-nominated", "Houston-based") and a
+quoted title (kept whole by the spans).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from kgkit.extractors.offline.lexicon import DEMONYMS, HONORIFICS, TITLES
+from kgkit.extractors.offline.parsed import NICKNAMED, QUOTED, sentence_of
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+    from kgkit.extractors.offline.gazetteer import Places
+    from kgkit.extractors.offline.mentions import Mention
+
+__all__ = ["date_like", "drop_fragments", "runs_on", "split_joined"]
+
+# tags of words that are no part of a name even when capitalised: verbs, adverbs, function words, pronouns
+_NOT_NAME_TAGS = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PDT", "PRP",
+                            "PRP$", "WDT", "WP", "WP$", "WRB", "CC", "UH", "TO", "EX", "POS"])
+_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])  # "Rodin's The Thinker" (tagged NNP)
+_KEEP_LABELS = frozenset(["WORK_OF_ART"])  # a quoted title's words
+_OF_LABELS = frozenset(["ORG", "EVENT", "FAC"])
+_TIME_WORDS = frozenset(["calendar", "fiscal", "financial", "year", "years", "quarter", "month", "week", "day", "spring",
+                         "summer", "autumn", "fall", "winter", "of"])
+_SPANS = frozenset(["year", "years", "quarter", "month", "week"])
+_MONTHS = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                     "november", "december"])
+_ROMAN = re.compile(r"[IVX]+\.")
+_ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"])  # "Sixty-first"
+_ROLE_WORDS = frozenset(["acting", "deputy", "vice", "former", "co", "executive", "dowager", "champion", "interim"])
+
+
+def _role(token: Token) -> bool:
+    """A title, honorific or role word ("Acting", "Champion"), or the last word of a role "of" something
+    ("Secretaries of State Clinton", "Minister of Defence X")."""
+    def role_word(t: Token) -> bool:
+        word = t.lower_.rstrip(".")
+        return word in TITLES or word in HONORIFICS or word in _ROLE_WORDS or (word.endswith("s") and word[:-1] in TITLES)
+    if role_word(token):
+        return True
+    doc, i = token.doc, token.i
+    return any(doc[j].lower_ == "of" and j > 0 and role_word(doc[j - 1]) for j in range(max(i - 3, 0), i))
+
+
+def _name_word(token: Token) -> bool:
+    """A capitalised word that could belong to a name: not a sentence's first word, a function word or a title."""
+    text = token.text
+    return (any(c.isalpha() for c in text) and text[0].isupper() and not any(c.isdigit() for c in text)
+            and not token.is_sent_start and token.tag_ not in _NOT_NAME_TAGS and token.lower_ not in _DETERMINERS
+            and not _role(token))
+
+
+def _word_part(token: Token) -> bool:
+    """A lower-case word that completes a hyphenated name ("earth" of "Middle-earth"), not an adjective made
+    from one ("Oscar-nominated", "Houston-based", "Soviet-backed") nor a word after a dash ("Europe-particularly
+    the lesson of Norway")."""
+    return token.lower_ in _ORDINALS or (token.is_alpha and token.is_lower and not token.is_stop
+                                         and token.tag_ not in _NOT_NAME_TAGS
+                                         and not token.lower_.endswith(("ed", "ing", "ian", "ese")))
+
+
+def _caseless(token: Token) -> bool:
+    """A word in a script without capitals (Arabic, Thai, Hebrew, Devanagari ...), where no capital marks a name's
+    edge: a name the English parser cut there ("على | قلى خان", "ชูพงษ์ | ช่างปรุง") is a piece. Chinese and
+    Japanese names are written without spaces, so their pieces do not stand side by side."""
+    letters = [c for c in token.text if c.isalpha()]
+    return bool(letters) and not any(c.isupper() or c.islower() for c in letters)
+
+
+def _sentence_end(word: str) -> bool:
+    """A word with a full stop that may end a sentence the parser ran on: "World War I. Angell was" (not an
+    initial: "N. C. Wyeth")."""
+    return word.endswith(".") and (len(word) > 2 or _ROMAN.fullmatch(word) is not None)
+
+
+def runs_on(doc: Doc, first: int, last: int, person: bool = False, nationality: bool = False) -> bool:
+    """Whether the name on tokens [first, last) runs on into a capitalised word just before or after it (a
+    nationality word before a `person`'s name does not count, "Jamaican Roger Mais", nor a word after a
+    `nationality`, "Soviet Armenian grandmaster").
+
+    >>> import spacy
+    >>> nlp = spacy.blank("en")
+    >>> doc = nlp("He was the son of Johan Anderson Lysholm Angell in Bergen .")
+    >>> for t in doc:
+    ...     t.tag_ = "NNP" if t.text[0].isupper() else "IN"
+    >>> runs_on(doc, 5, 7)  # "Johan Anderson" before "Lysholm"
+    True
+    >>> runs_on(doc, 10, 11)  # "Bergen": "in" before, "." after
+    False
+    """
+    before = doc[first - 1] if first > 0 else None
+    after = doc[last] if last < len(doc) else None
+    ends = doc[last - 1].text
+    if before is not None and before.text in ("A", "An") and not before.is_sent_start:
+        return True  # "A Thousand Plateaus", "An Bord Pleanála": a capital article inside a sentence opens a title
+    if _caseless(doc[first]) and any(t is not None and _caseless(t) for t in (before, after)):
+        return True  # "على [قلى خان]": a script without capitals, cut inside a name
+    if last + 1 < len(doc) and doc[last].text == "-" and _word_part(doc[last + 1]):
+        return True  # "Middle-earth", "Heian-kyō", "Sixty-first": the name is the hyphenated word
+    return bool((after is not None and not nationality and _name_word(after) and not _sentence_end(ends))
+                or (before is not None and _name_word(before) and not doc[first].is_sent_start
+                    and not (person and before.lower_ in DEMONYMS)))
+
+
+def _cut_before_of(doc: Doc, m: Mention) -> bool:
+    """A body's or event's name of several words cut before "of" and the capitalised name after it ("the Roman
+    Catholic Diocese [of Pittsburgh]", "the Federal Reserve Bank [of New York]", "two Africa Cup [of Nations]"; not
+    before a date: "the Declaration by United Nations of January 1, 1942")."""
+    return (m.label in _OF_LABELS and m.last - m.first >= 2 and m.last + 1 < len(doc) and doc[m.last].lower_ == "of"
+            and _name_word(doc[m.last + 1]) and doc[m.last + 1].ent_type_ not in ("DATE", "TIME"))
+
+
+_QUOTES = frozenset(['"', "“", "”", "``", "''"])
+
+
+def _in_quoted_phrase(doc: Doc, m: Mention) -> bool:
+    """A name at the head of a quoted phrase that goes on past it is a word of a title or term, not a name of its
+    own: '" Dr. [Beat] "', '" This [Little Girl of Mine] "', '" [Tonankai] earthquake "', '" [Amours] mortes "'. Not
+    a name inside quoted speech after lower-case words ('" the newest school in America 's first research
+    university "'), nor a quoted title or nickname kept whole."""
+    if m.label in (QUOTED, NICKNAMED):
+        return False
+    start, end = sentence_of(doc, m.first)
+    quotes = [t.i for t in doc[start:end] if t.text in _QUOTES]
+    opening = [q for n, q in enumerate(quotes) if q < m.first and n % 2 == 0 and n + 1 < len(quotes) and quotes[n + 1] >= m.last]
+    if not opening:
+        return False
+    close = quotes[quotes.index(opening[-1]) + 1]
+    before, after = doc[opening[-1] + 1 : m.first], doc[m.last : close]
+    return (close - opening[-1] <= 16 and any(c.isalpha() for t in list(before) + list(after) for c in t.text)
+            and not any(t.is_alpha and t.text[:1].islower() for t in before))
+
+
+def date_like(words: list[str]) -> bool:
+    """A date or span of time written in capitals ("Calendar Year 1944", "Fiscal Year", "Spring 1945"): time
+    words with a number or a word for a span of time. A date is an attribute of a fact, not a thing in the graph.
+
+    >>> date_like("Calendar Year 1944".split()), date_like("Fiscal Year".split()), date_like("War of 1812".split())
+    (True, True, False)
+    >>> date_like("Public Law 132".split()), date_like(["Day"]), date_like("Summer Palace".split())
+    (False, False, False)
+    """
+    return (len(words) >= 2 and any(w.isdigit() or w.lower() in _SPANS for w in words)
+            and all(w.isdigit() or w.lower() in _TIME_WORDS or w.lower() in _MONTHS for w in words))
+
+
+def drop_fragments(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """The mentions without those that are pieces of a longer capitalised name (see the module's docstring) and
+    without dates written in capitals ("Calendar Year 1944") and words at the head of a longer quoted phrase
+    ('" Dr. Beat "'); a nationality word and a quoted title are kept."""
+    return [m for m in mentions if not date_like([t.text for t in doc[m.first : m.last]]) and not _in_quoted_phrase(doc, m) and (
+        m.label.strip() in _KEEP_LABELS
+        or not (runs_on(doc, m.first, m.last, m.label == "PERSON", m.label == "NORP") or _cut_before_of(doc, m)))]
+
+
+_DASHES = frozenset(["-", "–", "—"])
+_TOWNS = frozenset(["city", "region"])  # not countries: "Austria-Hungary" is one state
+
+
+def split_joined(doc: Doc, first: int, last: int, places: Places) -> list[tuple[int, int]]:
+    """Two names joined by a dash are two when both are known towns or regions ("Dallas–Fort Worth",
+    "Berlin-Moabit"; not a place known whole, "Guinea-Bissau", nor two countries, "Austria-Hungary") or both
+    nationality words ("Kurdish-Turkish origin"); anything else stays one name ("Hamburg-Eppendorf Hospital").
+
+    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+    >>> from kgkit.extractors.offline.gazetteer import load_places
+    >>> doc = load_model(DEFAULT_MODEL)("He was born in Berlin-Moabit in 1890.")
+    >>> [doc[a:b].text for a, b in split_joined(doc, 4, 7, load_places())]
+    ['Berlin', 'Moabit']
+    >>> doc = load_model(DEFAULT_MODEL)("Austria-Hungary fell.")
+    >>> [doc[a:b].text for a, b in split_joined(doc, 0, 3, load_places())]
+    ['Austria-Hungary']
+    """
+    dashes = [t.i for t in doc[first:last] if t.text in _DASHES]
+    if len(dashes) != 1 or dashes[0] in (first, last - 1):
+        return _team_of_league(doc, first, last)
+    cut = dashes[0]
+    left, right = doc[first:cut].text, doc[cut + 1 : last].text
+    if doc[first:last].text.lower() in DEMONYMS or places.kind(left + "-" + right) is not None \
+            or places.kind(doc[first:last].text) is not None:
+        return [(first, last)]
+    if (places.kind(left) in _TOWNS and places.kind(right) in _TOWNS) or (left.lower() in DEMONYMS and right.lower() in DEMONYMS):
+        return [(first, cut), (cut + 1, last)]
+    return _team_of_league(doc, first, last)
+
+
+_LEAGUES = frozenset(["league", "conference", "association", "division", "federation", "circuit"])
+
+
+def _team_of_league(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:
+    """A team's name (a plural of two words or more) and the league it plays in, joined by "of the", are two
+    names: "the Kansas City Chiefs of the National Football League", "the Indianapolis Kautskys of the NBL" (not
+    "the Sons of the American Revolution": one word before "of")."""
+    start = first + (doc[first].lower_ in _DETERMINERS)
+    for t in doc[start + 2 : last - 2]:
+        if t.lower_ == "of" and doc[t.i + 1].lower_ == "the":
+            team, league = doc[t.i - 1], doc[last - 1]
+            if (team.tag_ == "NNPS" or (team.text[:1].isupper() and team.lower_.endswith("s") and not team.lower_.endswith("ss"))) \
+                    and (league.lower_ in _LEAGUES or (league.is_upper and league.is_alpha and t.i + 2 == last - 1)):
+                return [(first, t.i), (t.i + 2, last)]
+            break
+    return [(first, last)]
