@@ -1,5 +1,7 @@
-"""Entity types from the offline extractor's context cues and gazetteer spellings (issue 15, rules 8): what a name's
-sentence says it is when spaCy's small model gives it one bare label, and the cases each cue must leave alone."""
+"""Entity types from the offline extractor's context cues and gazetteer spellings (issue 15, rules 8), and from what
+a name does in its sentence (rules 9: kgkit.extractors.offline.roles; one-word leagues, facilities "of" X, places
+after a placed one): what a name's sentence says it is when spaCy's small model gives it one bare label, and the
+cases each cue must leave alone."""
 
 from __future__ import annotations
 
@@ -85,3 +87,42 @@ def test_the_gazetteer_knows_places_by_their_plain_spelling() -> None:
     assert places.kind("Kabul") == "city"  # the city keeps its name: "Kābul" the province does not take it over
     assert places.kind("Bush") is None and places.kind("Perez") is None  # short plain spellings are not added
     assert places.may_contain("Russia", "Ryazan") is True
+
+
+def test_people_by_what_they_say_and_are_asked(typed) -> None:  # type: ignore[no-untyped-def]
+    found = typed("In the second act, Epidicus asks the girl about the ring.",
+                  "The president asked Omer Beriziky to form a new government.",
+                  "The founder of the order was Phraya Manopakorn Nititada.", "The protagonist is Florent, a prisoner.")
+    assert found["Epidicus"] == found["Omer Beriziky"] == found["Phraya Manopakorn Nititada"] == "Person"
+    assert found["Florent"] == "Person"
+
+
+def test_labels_clubs_and_platforms_by_their_verb(typed) -> None:  # type: ignore[no-untyped-def]
+    found = typed("The album was released by Interscope in 2001.",
+                  "In 2013 he was signed by Chelsea for a fee of 3.5 million pounds.",
+                  "He joined Serie A side Torino in 1990.",
+                  "The game was released for the GameCube, Microsoft Windows and Xbox in 2005.")
+    assert found["Interscope"] == found["Chelsea"] == found["Torino"] == "Organization"  # not the city of Chelsea
+    assert found["Microsoft Windows"] == found["Xbox"] == "Product"  # platforms a game is released for
+
+
+def test_other_spellings_take_the_names_type(typed) -> None:  # type: ignore[no-untyped-def]
+    found = typed("Goght ( formerly Goghot ) is a village in the Kotayk Province of Armenia.")
+    assert found["Goght"] == found["Goghot"] == "Location"
+
+
+def test_leagues_facilities_and_places_after_places(typed) -> None:  # type: ignore[no-untyped-def]
+    found = typed("He moved to the Bundesliga in 1963 and later to the Deutsche Eishockey Liga.",
+                  "The oratory became the basilica of Santa Restituta.",
+                  "He was born in Buttenhausen in Münsingen, Württemberg, the third child of Meier Bernheimer.")
+    assert found["Bundesliga"] == found["Deutsche Eishockey Liga"] == "Organization"
+    assert found["Santa Restituta"] == found["Württemberg"] == "Location"
+    assert found["Meier Bernheimer"] == "Person"
+
+
+def test_roles_leave_bodies_and_acronyms_alone(typed) -> None:  # type: ignore[no-untyped-def]
+    found = typed("I ask the Congress to enact this law.", "NASA said the launch would be delayed.",
+                  "Microsoft said on Monday that its sales rose.",
+                  "The album was produced by Quincy Jones and released by Epic Records.")
+    assert found["Congress"] == found["NASA"] == found["Microsoft"] == found["Epic Records"] == "Organization"
+    assert found["Quincy Jones"] == "Person"  # "produced by" is no label's verb

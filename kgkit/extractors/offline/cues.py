@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Token
 
 __all__ = ["AUTHORED", "AWARDED", "BORN", "DISTANCE", "MADE_BY", "NAMING", "NOUNS", "RENAMED_LABELS", "TAXA", "WAYS",
-           "entity_words", "placed", "renamed_label", "with_people"]
+           "entity_tokens", "entity_words", "placed", "renamed_label", "with_people"]
 
 WAYS = frozenset(["road", "route", "highway", "motorway", "railway", "railroad", "line", "ferry", "bridge", "tunnel",
                   "trail", "path", "canal", "pipeline", "journey", "trip", "voyage", "flight"])
@@ -23,7 +23,9 @@ TAXA = frozenset(["genus", "subgenus", "family", "subfamily", "superfamily", "tr
 NAMING = frozenset(["know", "name", "rename", "call", "spell", "refer", "dub", "nickname", "style", "title", "retitle"])
 RENAMED_LABELS = frozenset(["PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "PRODUCT", "EVENT"])
 # classifying nouns beside those of kgkit.extractors.offline.lexicon ("X is a seaside resort", "X, the Jewish scripture")
-NOUNS = {**{w: "GPE" for w in ("resort", "community")}, **{w: "LOC" for w in ("isthmus", "site")},
+NOUNS = {**{w: "GPE" for w in ("resort", "community")}, "side": "ORG",
+         **{w: "FAC" for w in ("monastery", "abbey", "convent", "basilica", "chapel", "shrine", "priory", "fortress",
+                               "citadel", "lighthouse", "synagogue")}, **{w: "LOC" for w in ("isthmus", "site")},
          **{w: "EVENT" for w in ("ceremony", "parade")}, **{w: "WORK_OF_ART" for w in ("scripture", "epic")},
          **{w: "PRODUCT" for w in ("boat", "tank")}, **CLASSIFIERS}
 BORN = frozenset(["born", "née", "nee"])
@@ -44,7 +46,11 @@ def placed(root: Token) -> bool:
     """
     while root.dep_ in ("appos", "conj", "compound") and root.head.i < root.i:
         root = root.head
-    return root.dep_ == "pobj" and root.head.lower_ in ("in", "at", "near")
+    if root.dep_ == "pobj" and root.head.lower_ in ("in", "at", "near"):
+        return True
+    at = root.left_edge.i  # "born in Münsingen, Württemberg, the third child of ...": a place after a placed one
+    return at >= 2 and root.doc[at - 1].text == "," and root.doc[at - 2].ent_type_ in ("GPE", "LOC") \
+        and root.doc[at - 2].dep_ == "pobj" and root.doc[at - 2].head.lower_ in ("in", "at", "near")
 
 
 def renamed_label(root: Token) -> str | None:
@@ -87,14 +93,24 @@ def with_people(root: Token) -> bool:
 
 def entity_words(token: Token) -> int:
     """How many words spaCy's entity holding `token` has (0 for none)."""
+    return len(entity_tokens(token)) if token.ent_iob_ in ("B", "I") else 0
+
+
+def entity_tokens(token: Token) -> list[Token]:
+    """The tokens of spaCy's entity holding `token` (`[token]` for none).
+
+    >>> doc = _nlp()("He met Ada Lovelace in London.")
+    >>> [t.text for t in entity_tokens(doc[3])]
+    ['Ada', 'Lovelace']
+    """
     if token.ent_iob_ not in ("B", "I"):
-        return 0
+        return [token]
     doc, start, end = token.doc, token.i, token.i + 1
     while start > 0 and doc[start].ent_iob_ == "I":
         start -= 1
     while end < len(doc) and doc[end].ent_iob_ == "I":
         end += 1
-    return end - start
+    return list(doc[start:end])
 
 
 def _nlp() -> Language:  # the extractor's model, for the examples above

@@ -57,6 +57,7 @@ for _label, _words in {
     # place or person (domain: Other)
 }.items():
     HEADS.update((_w, _label) for _w in _words.split())
+HEADS.update(dict.fromkeys(["liga", "ligue", "lega"], "ORG"))  # a league in German, Spanish, French, Italian
 
 # a common noun classifying a name beside it -> the label it implies ("the town of X", "X is a German film")
 CLASSIFIERS: dict[str, str] = {}

@@ -32,7 +32,14 @@ label but not a head word or a classifying noun):
 - more of a person: a parenthesis with "born" ("Nikos Aliagas ( / Níkos Aliágas ; born ..."), a party in
   brackets after a full name ("Terje Halleland ( Progress Party )"), the owner of a novel, play or painting
   ("Plautus' play"), kin that a list names ("His children included Srutakarma, Iravan ..."). A person's noun in
-  apposition to a place after "in", "at" or "near" is someone else's ("born in Berthier, Canada East, the son of ...").
+  apposition to a place after "in", "at" or "near", or after a place that is, is someone else's ("born in Berthier,
+  Canada East, the son of ...", "in Münsingen, Württemberg, the third child of ...");
+- what a verb makes of it (kgkit.extractors.offline.roles): a person asks, says, is asked to or appointed; a label or
+  club releases, publishes, signs ("released by Interscope", "signed by Chelsea"); a platform a game is released for
+  ("released for the GameCube": a product); a team's "side", "the basilica of X", a one-word league ("Bundesliga").
+
+A name in brackets or after "also known as" that spells another ("Goght ( formerly Goghot ) is a village") adds
+1.5 for that name's best type when more than its label says so.
 
 Weak cues (1.2: they outweigh a bare label and nothing more): a capitalised "The" inside a sentence before a
 name spaCy called an organisation that has no head word and is no plural ("Manet's The Absinthe Drinker": a
@@ -69,6 +76,7 @@ from kgkit.extractors.offline.cues import (
     NOUNS,
     TAXA,
     WAYS,
+    entity_tokens,
     placed,
     renamed_label,
     with_people,
@@ -90,6 +98,7 @@ from kgkit.extractors.offline.lexicon import (
     TITLES,
     WORK_OBJECT,
 )
+from kgkit.extractors.offline.roles import alias_of, role_label
 from kgkit.extractors.offline.surnames import PLACE_SURNAMES
 
 if TYPE_CHECKING:
@@ -138,6 +147,8 @@ def head_label(tokens: list[Token]) -> str | None:
         return label
     if len(tokens) == 1 and tokens[0].lower_.endswith("shire") and len(tokens[0]) > 6:
         return "GPE"  # "Yorkshire", "Lincolnshire": an English county, never a person
+    if len(tokens) == 1 and tokens[0].lower_.rstrip("s").endswith("liga") and len(tokens[0]) > 6:
+        return "ORG"  # "Bundesliga", "Oberligas": a league
     return None
 
 
@@ -288,7 +299,7 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
     prep = first.head
     if first.dep_ == "pobj" and (
             (prep.lower_ == "for" and prep.head.lemma_.lower() in _PLAY_FOR)
-            or (prep.lower_ in ("to", "at", "with", "from") and prep.head.lemma_.lower() in _SPELL)):
+            or (prep.lower_ in ("to", "at", "with", "from", "for") and prep.head.lemma_.lower() in _SPELL)):
         return "ORG"  # a team: "played for Treze", "loaned to Málaga", "his spell with Olaria", "a career with Porto"
     if first.dep_ == "pobj" and prep.lower_ == "of" and prep.head.lemma_.lower() == "member" and prep.head.is_lower:
         return "ORG"  # "a member of the Spurs"
@@ -299,7 +310,7 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
         for n in range(len(after), 0, -1):
             if places.kind(" ".join(t.text for t in after[:n])) in ("region", "country"):
                 return "GPE"  # "McKees Rocks, Pennsylvania"
-    return None
+    return role_label(root)
 
 
 def _team(tokens: list[Token], places: Places) -> bool:
@@ -330,7 +341,7 @@ def _given_name(tokens: list[Token]) -> bool:
 
 
 def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Token], domain: Domain,
-                  places: Places, quoted: bool) -> tuple[tuple[str, float], ...]:
+                  places: Places, quoted: bool, *, aliases: bool = True) -> tuple[tuple[str, float], ...]:
     """(domain type, weight) pairs, best first, for the mention `tokens` named `name` with spaCy's `label`."""
     votes: dict[str, float] = {}
 
@@ -400,6 +411,12 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
             add("PERSON", WEAK_WEIGHT)  # "Thalía and Fernando Colunga" (not "Microsoft and Bill Gates")
     if quoted:
         add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
+    if aliases and not quoted and (other := alias_of(tokens, root)) is not None:
+        words = entity_tokens(other)
+        theirs = mention_votes(doc, words, " ".join(t.text for t in words), other.ent_type_, [], domain, places, False,
+                               aliases=False)
+        if theirs and theirs[0][1] > LABEL_WEIGHT and (len(theirs) == 1 or theirs[0][1] > theirs[1][1]):
+            votes[theirs[0][0]] = votes.get(theirs[0][0], 0.0) + CONTEXT_WEIGHT  # "Goght ( formerly Goghot )"
     if label == NAME and not votes:
         votes[domain.fallback_entity_type] = NAME_WEIGHT  # nothing says what it is: the corpus may
     return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))
