@@ -79,3 +79,52 @@ def test_the_carol_keeps_its_book_and_loses_the_licence() -> None:
     found = find_furniture(text)
     assert "Project Gutenberg" not in found.text and "MARLEY'S GHOST" not in found.text
     assert "Marley was dead, to begin with." in found.text and "Ebenezer Scrooge" in found.text
+
+
+TABLES = """The estimated expenditures compare as follows with those of a prewar year:
+
+Total Budget expenditures
+
+Fiscal year: (in millions)
+
+1947 $35, 860
+1946 67,229
+
+Calendar Year 1944 (global war) adjusted annual rates)
+______________________ ____________________
+Economic Group Receipts tures icit(-) Receipts tures icit(-)
+
+Income after taxes $134 ....... ...... $132 ...... .......
+ Expenditures ...... $98 ...... ...... $107 .......
+
+The Budget total includes expenditures for capital outlay, as the Treasury Department reported in 1946 and 1947.
+"""
+
+
+def test_a_tables_header_rows_go_with_its_figures_and_the_prose_around_it_stays() -> None:
+    found = find_furniture(TABLES)
+    kept = " ".join(found.text.split())
+    assert kept == ("The estimated expenditures compare as follows with those of a prewar year: The Budget total "
+                    "includes expenditures for capital outlay, as the Treasury Department reported in 1946 and 1947.")
+    removed = [TABLES[s:e] for s, e, kind in found.spans if kind == "table"]
+    assert "Total Budget expenditures" in removed
+    assert "Economic Group Receipts tures icit(-) Receipts tures icit(-)" in removed
+    assert len(found.text) == len(TABLES)
+
+
+def test_short_lines_of_hard_wrapped_prose_with_numbers_are_no_table() -> None:
+    text = ("The Treasury reported that receipts in\nthe year had risen to 1,250 and 1,400\nmillion dollars since "
+            "the war.\n\nJuly 4, 1776\n\nNew Haven\n")
+    assert [k for _, _, k in find_furniture(text).spans] == []
+
+
+def test_editors_notes_go_and_an_editors_correction_inside_a_sentence_stays() -> None:
+    text = ("[Delivered in person before a joint session]\n\nOur war program, [See APP Note.] as my Budget Message "
+            "shows, will cost 56 billion dollars in [the States] of the Union.\n\n[In any event, this one reduction "
+            "will save taxpayers, each year, approximately 2 hundred million dollars in interest costs.]\n")
+    found = find_furniture(text)
+    assert " ".join(found.text.split()) == (
+        "Our war program, as my Budget Message shows, will cost 56 billion dollars in [the States] of the Union. [In "
+        "any event, this one reduction will save taxpayers, each year, approximately 2 hundred million dollars in "
+        "interest costs.]")
+    assert [k for _, _, k in found.spans] == ["note", "note"]
