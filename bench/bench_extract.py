@@ -447,7 +447,9 @@ def demo_sample(seed: int = 0, n: int = 40) -> dict[str, Any]:
     sample_r = rng.sample(rule_rows, min(n, len(rule_rows)))
     names = dict(zip(ents["id"], ents["name"]))
     types = dict(zip(ents["id"], ents["type"]))
-    first = prov.sort_values(["document_id", "start"]).groupby("item_id").head(1).set_index("item_id")
+    ordered = prov.sort_values(["document_id", "start"])
+    first = ordered.groupby("item_id").head(1).set_index("item_id")
+    second = ordered.groupby("item_id").nth(1).set_index("item_id")  # a second mention's words, when there is one
     lines = [f"# Demo judged sample (seed {seed}, n {n})", "",
              f"{len(ents)} entities, {len(rels)} relations, {int((rels['type'] == CO_OCCURRENCE).sum())} co-occurrence; "
              f"extractor {result.extractor_id}", "", "## Entities", ""]
@@ -455,8 +457,13 @@ def demo_sample(seed: int = 0, n: int = 40) -> dict[str, Any]:
         p = first.loc[row["id"]]
         text, start, end = texts.get(p["document_id"], ""), p["start"], p["end"]
         context = " ".join(text[max(0, start - 80) : end + 80].split()) if start is not None else ""
+        more = ""
+        if row["id"] in second.index:
+            q = second.loc[row["id"]]
+            other = texts.get(q["document_id"], "")
+            more = " \u00ab" + " ".join(other[max(0, q["start"] - 60) : q["end"] + 60].split()) + "\u00bb"
         lines.append(f"{k}. **{row['name']}** ({row['type']}; {row['mentions']} mentions; aliases "
-                     f"{list(row['aliases'])[:4]}) — \u00ab{context}\u00bb")
+                     f"{list(row['aliases'])[:4]}) — \u00ab{context}\u00bb{more}")
     lines += ["", "## Relations (co-occurrence excluded)", ""]
     for k, row in enumerate(sample_r, 1):
         evidence = row["evidence"] if isinstance(row["evidence"], str) else (list(row["evidence"]) or [""])[0]
