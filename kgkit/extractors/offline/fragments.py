@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kgkit.extractors.offline.lexicon import DEMONYMS, HONORIFICS, TITLES
+from kgkit.extractors.offline.lexicon import DEMONYMS, DETERMINERS, HONORIFICS, MONTHS, QUOTE_MARKS, TITLES
 from kgkit.extractors.offline.parsed import NICKNAMED, QUOTED, sentence_of
 
 if TYPE_CHECKING:
@@ -41,14 +41,11 @@ __all__ = ["date_like", "drop_fragments", "runs_on", "split_joined"]
 # tags of words that are no part of a name even when capitalised: verbs, adverbs, function words, pronouns
 _NOT_NAME_TAGS = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PDT", "PRP",
                             "PRP$", "WDT", "WP", "WP$", "WRB", "CC", "UH", "TO", "EX", "POS"])
-_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])  # "Rodin's The Thinker" (tagged NNP)
 _KEEP_LABELS = frozenset(["WORK_OF_ART"])  # a quoted title's words
 _OF_LABELS = frozenset(["ORG", "EVENT", "FAC"])
 _TIME_WORDS = frozenset(["calendar", "fiscal", "financial", "year", "years", "quarter", "month", "week", "day", "spring",
                          "summer", "autumn", "fall", "winter", "of"])
 _SPANS = frozenset(["year", "years", "quarter", "month", "week"])
-_MONTHS = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                     "november", "december"])
 _ROMAN = re.compile(r"[IVX]+\.")
 _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"])  # "Sixty-first"
 _ROLE_WORDS = frozenset(["acting", "deputy", "vice", "former", "co", "executive", "dowager", "champion", "interim"])
@@ -70,7 +67,7 @@ def _name_word(token: Token) -> bool:
     """A capitalised word that could belong to a name: not a sentence's first word, a function word or a title."""
     text = token.text
     return (any(c.isalpha() for c in text) and text[0].isupper() and not any(c.isdigit() for c in text)
-            and not token.is_sent_start and token.tag_ not in _NOT_NAME_TAGS and token.lower_ not in _DETERMINERS
+            and not token.is_sent_start and token.tag_ not in _NOT_NAME_TAGS and token.lower_ not in DETERMINERS
             and not _role(token))
 
 
@@ -134,7 +131,6 @@ def _cut_before_of(doc: Doc, m: Mention) -> bool:
             and _name_word(doc[m.last + 1]) and doc[m.last + 1].ent_type_ not in ("DATE", "TIME"))
 
 
-_QUOTES = frozenset(['"', "“", "”", "``", "''"])
 
 
 def _in_quoted_phrase(doc: Doc, m: Mention) -> bool:
@@ -145,7 +141,7 @@ def _in_quoted_phrase(doc: Doc, m: Mention) -> bool:
     if m.label in (QUOTED, NICKNAMED):
         return False
     start, end = sentence_of(doc, m.first)
-    quotes = [t.i for t in doc[start:end] if t.text in _QUOTES]
+    quotes = [t.i for t in doc[start:end] if t.text in QUOTE_MARKS]
     opening = [q for n, q in enumerate(quotes) if q < m.first and n % 2 == 0 and n + 1 < len(quotes) and quotes[n + 1] >= m.last]
     if not opening:
         return False
@@ -165,7 +161,7 @@ def date_like(words: list[str]) -> bool:
     (False, False, False)
     """
     return (len(words) >= 2 and any(w.isdigit() or w.lower() in _SPANS for w in words)
-            and all(w.isdigit() or w.lower() in _TIME_WORDS or w.lower() in _MONTHS for w in words))
+            and all(w.isdigit() or w.lower() in _TIME_WORDS or w.lower() in MONTHS for w in words))
 
 
 def drop_fragments(doc: Doc, mentions: list[Mention]) -> list[Mention]:
@@ -215,7 +211,7 @@ def _team_of_league(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:
     """A team's name (a plural of two words or more) and the league it plays in, joined by "of the", are two
     names: "the Kansas City Chiefs of the National Football League", "the Indianapolis Kautskys of the NBL" (not
     "the Sons of the American Revolution": one word before "of")."""
-    start = first + (doc[first].lower_ in _DETERMINERS)
+    start = first + (doc[first].lower_ in DETERMINERS)
     for t in doc[start + 2 : last - 2]:
         if t.lower_ == "of" and doc[t.i + 1].lower_ == "the":
             team, league = doc[t.i - 1], doc[last - 1]

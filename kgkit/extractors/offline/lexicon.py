@@ -8,9 +8,9 @@ German film", "the cruiser X").
 
 from __future__ import annotations
 
-__all__ = ["ADJECTIVAL", "BY_PERSON", "CLASSIFIERS", "COMPASS", "DEMONYMS", "DIRECTIONAL", "GENERIC", "HEADS",
-           "HONORIFICS", "HYPOTHETICAL", "KIN", "LOCATIVE", "MODAL", "MOTION", "NAME_PARTICLES", "NEGATING",
-           "PERSON_SUBJECT", "PREFIXES", "RANKS", "SEIZED", "SENTENCE_ADVERBS", "SUFFIXES", "TITLES", "WORK_OBJECT",
+__all__ = ["ADJECTIVAL", "BY_PERSON", "CLASSIFIERS", "COMPASS", "DEMONYMS", "DETERMINERS", "DIRECTIONAL", "GENERIC", "HEADS",
+           "HONORIFICS", "HYPOTHETICAL", "KIN", "LOCATIVE", "MODAL", "MONTHS", "MOTION", "NAME_PARTICLES", "NEGATING",
+           "PERSON_SUBJECT", "PREFIXES", "QUOTE_MARKS", "RANKS", "SEIZED", "SENTENCE_ADVERBS", "SUFFIXES", "TITLES", "WORK_OBJECT",
            "names_nothing", "split_title"]
 
 HONORIFICS = frozenset(["mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "sir", "dame", "lady", "lord", "madame", "madam", "mme", "mme.", "mlle", "monsieur", "herr", "frau", "signor", "señor", "senor", "don", "doña", "messrs", "messrs.", "mister", "uncle", "aunt"])
@@ -96,6 +96,12 @@ for _label, _words in {
 
 # prepositions whose object is a place when it is a named thing ("in Kwajalein", "at Stalingrad"), and those
 # that say so after a verb of motion ("taken to Kwajalein", "fled from Burma")
+DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
+"""Determiners no name starts with (spaCy may tag a capitalised one NNP: "Rodin's The Thinker")."""
+MONTHS = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                    "november", "december"])
+QUOTE_MARKS = frozenset(['"', "“", "”", "``", "''"])
+"""Quotation marks as spaCy's tokens hold them (straight, curly, and the `` '' of pre-tokenised text)."""
 LOCATIVE = frozenset(["in", "at", "near", "into", "across", "throughout", "inside", "outside", "within"])
 DIRECTIONAL = frozenset(["to", "from", "toward", "towards", "via", "through"])
 MOTION = frozenset(["go", "come", "send", "take", "fly", "move", "return", "travel", "sail", "march", "bring", "ship", "drive", "carry", "transfer", "evacuate", "deport", "flee", "escape", "retreat", "advance", "withdraw", "arrive", "head", "emigrate", "immigrate", "migrate", "relocate", "run", "walk", "ride", "push", "pass", "break", "fight", "flow", "drain", "extend", "stretch", "lead", "link", "connect"])

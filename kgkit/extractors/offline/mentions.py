@@ -40,6 +40,7 @@ from kgkit.extractors.offline.lexicon import (
     ADJECTIVAL,
     COMPASS,
     DEMONYMS,
+    DETERMINERS,
     GENERIC,
     HEADS,
     HONORIFICS,
@@ -70,7 +71,6 @@ __all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of",
 LIST_WEIGHT, LIST_CAP = 0.5, 1.5
 
 _FUNCTION = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
-_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
 _POSSESSIVES = frozenset(["our", "their", "his", "her", "its", "my", "your"])
 _POSSESSIVE = re.compile(r"(?:\s?['’]s|['’])$")
 _EDGE_CHARS = " \t\r\n\"'“”‘’`.,;:!?()[]{}<>-–—_*/\\|"
@@ -253,7 +253,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     while tokens and quoted and (tokens[0].is_punct or tokens[0].is_space):
         tokens.pop(0)
     while tokens and not quoted and (
-        (tokens[0].lower_ in _DETERMINERS and not (label == "WORK_OF_ART" and tokens[0].text in ("A", "An")
+        (tokens[0].lower_ in DETERMINERS and not (label == "WORK_OF_ART" and tokens[0].text in ("A", "An")
                                                    and not tokens[0].is_sent_start and len(tokens) > 1))
         or tokens[0].is_punct or tokens[0].is_space
         or (tokens[0].text in _POSSESSIVES)
@@ -384,7 +384,7 @@ def _role_of(tokens: list[Token]) -> list[Token] | None:
             t.lower_ in TITLES or t.lower_ in _ROLE_WORDS for t in before):
         return None
     rest = tokens[of + 1 :]
-    while rest and rest[0].lower_ in _DETERMINERS:
+    while rest and rest[0].lower_ in DETERMINERS:
         rest = rest[1:]
     return rest if rest and rest[0].text[:1].isupper() else None
 

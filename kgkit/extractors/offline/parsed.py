@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from kgkit.extractors.offline.lexicon import QUOTE_MARKS
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
@@ -73,7 +75,6 @@ def join_clitics(name: str) -> str:
     return _CLITIC.sub(lambda m: next(g for g in m.groups() if g is not None), name)
 
 
-_QUOTES = frozenset(['"', "“", "”", "``", "''"])
 
 
 def nicknamed(doc: Doc, first: int, last: int, label: str) -> bool:
@@ -89,5 +90,5 @@ def nicknamed(doc: Doc, first: int, last: int, label: str) -> bool:
         return True
     if label != "PERSON":
         return False
-    marks = [i for i in range(first + 1, last - 1) if doc[i].text in _QUOTES]
+    marks = [i for i in range(first + 1, last - 1) if doc[i].text in QUOTE_MARKS]
     return len(marks) == 2 and marks[1] == marks[0] + 2 and doc[marks[0] + 1].text[:1].isupper()

@@ -30,6 +30,7 @@ from kgkit.extractors.offline.lexicon import (
     ADJECTIVAL,
     COMPASS,
     DEMONYMS,
+    DETERMINERS,
     GENERIC,
     HEADS,
     NAME_PARTICLES,
@@ -406,7 +407,6 @@ def _proper_runs(doc: Doc) -> list[tuple[int, int, str]]:
     return out
 
 
-_PAIR_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
 
 
 def split_pair(doc: Doc, first: int, last: int, places: Places) -> list[tuple[int, int]]:
@@ -420,7 +420,7 @@ def split_pair(doc: Doc, first: int, last: int, places: Places) -> list[tuple[in
     >>> [doc[a:b].text for a, b in split_pair(doc, 3, 10, load_places())]
     ['World War I', 'World War II']
     """
-    words = [t for t in doc[first:last] if t.lower_ not in _PAIR_DETERMINERS]
+    words = [t for t in doc[first:last] if t.lower_ not in DETERMINERS]
     ands = [t.i for t in words if t.lower_ == "and"]
     if len(ands) != 1 or not all(t.text[:1].isupper() for t in words if t.i != ands[0]):
         return split_joined(doc, first, last, places)

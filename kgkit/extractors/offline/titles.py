@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kgkit.extractors.offline.lexicon import CLASSIFIERS, TITLES
+from kgkit.extractors.offline.lexicon import CLASSIFIERS, QUOTE_MARKS, TITLES
 from kgkit.extractors.offline.parsed import QUOTED, closes, sentence_of
 from kgkit.extractors.offline.votes import NAME
 
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["classified_titles", "defined_subjects", "quoted_titles"]
 
-_QUOTES = {'"', "“", "”", "``", "''"}
 _TITLE_WORDS = frozenset(["of", "the", "and", "for", "in", "at", "a", "an", "on", "to", "against", "with", "from", "by",
                           "'s", "’s", "'", "’", "-", "–", ":", "&"])
 
@@ -95,7 +94,7 @@ def quoted_titles(doc: Doc) -> list[tuple[int, int, str]]:
     capitalised, no ! or ? inside) in one sentence."""
     out = []
     for sent in doc.sents:
-        marks = [t.i for t in sent if t.text in _QUOTES]
+        marks = [t.i for t in sent if t.text in QUOTE_MARKS]
         for a, b in zip(marks[::2], marks[1::2]):
             inner = [t for t in doc[a + 1 : b]]
             if any(t.text in ("!", "?") for t in inner):

@@ -91,6 +91,7 @@ from kgkit.extractors.offline.lexicon import (
     HEADS,
     KIN,
     LOCATIVE,
+    MONTHS,
     MOTION,
     PERSON_SUBJECT,
     PREFIXES,
@@ -115,8 +116,6 @@ _DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
 _ACRONYM = re.compile(r"[A-Z]{3,6}")
 _CALL_SIGN = re.compile(r"[A-Z]{3,4} ?- ?(?:FM|AM|TV|DT|LP|HD)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
-_MONTHS = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                     "november", "december"])
 _REGIONS = frozenset(["northwest", "northeast", "southwest", "southeast", "midwest", "mideast"])
 _PLAY_FOR = frozenset(["play", "sign", "score", "debut", "appear", "captain", "compete", "race"])
 _SPELL = frozenset(["loan", "spell", "stint", "career", "contract", "tenure"])
@@ -254,7 +253,7 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
         if len(inside) > 1 and inside[-1].lower_ == "party" and all(t.text[:1].isupper() for t in inside) \
                 and len(tokens) > 1:
             return "PERSON"  # "the deputy mayor is Terje Halleland ( Progress Party )": a politician
-        if (any(_YEAR.fullmatch(t.text) for t in inside) and (words & _BIO or words & _MONTHS)) or words & BORN:
+        if (any(_YEAR.fullmatch(t.text) for t in inside) and (words & _BIO or words & MONTHS)) or words & BORN:
             return "PERSON"  # "(11 October 1874, in Liegnitz - ...", "(born 1963 in ...)", "( / Níkos Aliágas ; born ..."
     start = tokens[0].i
     if start >= 2 and _YEAR.fullmatch(doc[start - 1].text) and (doc[start - 2].tag_ == "POS" or doc[start - 2].lower_ == "own"):
