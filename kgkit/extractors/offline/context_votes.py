@@ -28,23 +28,23 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.parsed import sentence_of
+from kgkit.extractors.offline.votes import DEMONYM_WEIGHT, HEAD_WEIGHT, LABEL_WEIGHT
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
     from kgkit.extractors.offline.mentions import Mention
 
-__all__ = ["ADJECTIVE_ENDINGS", "ENABLED", "attributive", "group_votes", "mate_votes", "meeting", "meeting_votes",
+__all__ = ["ADJECTIVE_ENDINGS", "attributive", "group_votes", "mate_votes", "meeting", "meeting_votes",
            "not_names"]
 
-ENABLED = {"sides": True, "lists": True, "meetings": True, "laws": True}  # each rule can be switched off to measure it
 ADJECTIVE_ENDINGS = ("ist", "ied")
 """Endings of a side's adjective, required beside spaCy's JJ tag (as NNP, "Allied" may be a body's name)."""
-GROUP_WEIGHT = 2.0  # as a nationality word's (kgkit.extractors.offline.votes.DEMONYM_WEIGHT)
+GROUP_WEIGHT = DEMONYM_WEIGHT  # as a nationality word's
 STRONG = 2.5  # a list mate's winning vote at least this (a known country, a head word and a label, ...)
-BARE = 1.0  # spaCy's label alone (kgkit.extractors.offline.votes.LABEL_WEIGHT)
+BARE = LABEL_WEIGHT  # spaCy's label alone
 MATE_WEIGHT = 1.0
-MEETING_WEIGHT = 2.0  # as a head word's (kgkit.extractors.offline.votes.HEAD_WEIGHT)
+MEETING_WEIGHT = HEAD_WEIGHT  # as a head word's
 _ABOUT = frozenset(["on", "in", "at", "for"])
 _LABELS = frozenset({"ORG", "PERSON"})
 
@@ -81,8 +81,6 @@ def not_names(doc: Doc, mentions: list[Mention]) -> list[Mention]:
     >>> [e.name for e in out.entities]
     ['Congress']
     """
-    if not ENABLED["laws"]:
-        return mentions
     return [m for m in mentions if not (m.label.strip() == "LAW" and _before_noun(doc, m.first, m.last))]
 
 
@@ -109,7 +107,7 @@ def group_votes(doc: Doc, mentions: list[Mention], group: str | None) -> list[Me
     >>> [(e.name, e.type) for e in out.entities]
     [('Allied', 'Group'), ('France', 'Location')]
     """
-    if not ENABLED["sides"] or group is None:
+    if group is None:
         return mentions
     return [_revoted(m, group, GROUP_WEIGHT) if attributive(doc, first=m.first, last=m.last, label=m.label.strip())
             else m for m in mentions]
@@ -143,7 +141,7 @@ def meeting_votes(doc: Doc, mentions: list[Mention], event: str | None) -> list[
     >>> [(e.name, e.type) for e in out.entities]
     [('Extraordinary Session', 'Event'), ('Congress', 'Organization')]
     """
-    if not ENABLED["meetings"] or event is None:
+    if event is None:
         return mentions
     return [_revoted(m, event, MEETING_WEIGHT) if meeting(doc, first=m.first, last=m.last) else m for m in mentions]
 
@@ -160,8 +158,6 @@ def mate_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
     >>> [(m.name, m.type) for m in found], [(m.name, m.type) for m in mate_votes(doc, found)]
     ([('Wake', 'Organization'), ('Guam', 'Location')], [('Wake', 'Location'), ('Guam', 'Location')])
     """
-    if not ENABLED["lists"]:
-        return mentions
     root = {m.last - 1: m for m in mentions}
     out = []
     for m in mentions:
