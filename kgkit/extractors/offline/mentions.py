@@ -3,19 +3,22 @@
 - **Candidates** (kgkit.extractors.offline.spans): spaCy's entities mended where it cuts or splits names, proper-noun
   runs and acronyms it left out, quoted titles.
 - **Boundaries.** A mention is cut at a sentence break, a bracket or a quote inside it (not a quoted title's nor a
-  nickname's), and split at a comma ("Secretaries of Agriculture, Commerce"); leading determiners, numbers (but
-  the year of "2002 Winter Olympics") and lower-case words, trailing particles, possessives and punctuation go.
+  nickname's), and split at a comma ("Secretaries of Agriculture, Commerce"); leading determiners, numbers (but an
+  edition's, kgkit.extractors.offline.editions: "the 2004 NFL Draft"; a title's "This": "This Little Light of Mine") and lower-case words, trailing
+  particles, possessives (not one owning nothing: "Plain White T's") and punctuation go; an honorific before a particle
+  ("Madame de Graffigny") and a capitalised word tagged as a verb inside a sentence ("Philly Joe Jones") stay.
   An acronym in brackets after the name it spells is that name ("the Distinguished Service Medal (DSM)").
-  Two names fused at "and" are two ("World War I and World War II"); a name cut before the lower-case head noun
-  its adjective modifies takes it ("the International Monetary fund"); a citation's abbreviation ("79th Cong.")
-  is no name; a plural head word shared by a list is each one's ("the War and Navy Departments").
+  Two names fused are two ("World War I and World War II"; kgkit.extractors.offline.fused); a name cut before the
+  lower-case head noun its adjective modifies takes it ("the International Monetary fund"); a citation's abbreviation
+  ("79th Cong.") is no name; a plural head word shared by a list is each one's ("the War and Navy Departments").
 - **Titles.** A title or honorific before a name becomes the `title` attribute: "Prime Minister Churchill" ->
-  Churchill (title "Prime Minister"), "Ministers Churchill" -> Churchill. A title alone ("the President", "Head
-  Writer") is no entity; a role names what it is of ("the Bishop of Pittsburgh" -> Pittsburgh, "Secretary of
-  Agriculture" -> nothing: a generic word).
+  Churchill (title "Prime Minister"), "Ministers Churchill" -> Churchill, "King Ferdinand" (a rank before a name
+  spaCy took for a place or a body) -> Ferdinand. A title alone ("the President", "Head Writer") is no entity; a
+  role names what it is of ("the Bishop of Pittsburgh" -> Pittsburgh, "Secretary of Agriculture" -> nothing).
 - **Filters.** A name made only of generic capitalised words, titles and function words ("Government", "Federal
   Government", "Budget the Bank"), a lower-case one ("communist"), a fragment glued to a hyphenated word ("VE" of
-  "VE-day") and capitals in a heading-like sentence are dropped; a nationality word before a person's name
+  "VE-day"), capitals in a heading-like sentence and words that name no thing (kgkit.extractors.offline.nonnames:
+  "1600 MW", "Grade II", "Minister for Social Protection") are dropped; a nationality word before a person's name
   ("Irishman Tadhg Kennelly") and a decade before a name ("1990s Rocksburg") are no part of it; spans of time
   ("Pliocene", "Bronze Age") are no names.
 - **Types by votes** (kgkit.extractors.offline.votes): spaCy's label, the name's head word, a classifying noun
@@ -34,8 +37,11 @@ from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
 from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.editions import edition_number
 from kgkit.extractors.offline.fragments import drop_fragments
+from kgkit.extractors.offline.fused import split_fused
 from kgkit.extractors.offline.gazetteer import Places
+from kgkit.extractors.offline.joins import before_particle, owns_nothing, verbal_name_word
 from kgkit.extractors.offline.lexicon import (
     ADJECTIVAL,
     COMPASS,
@@ -50,6 +56,7 @@ from kgkit.extractors.offline.lexicon import (
     SUFFIXES,
     TITLES,
 )
+from kgkit.extractors.offline.nonnames import drop_non_names
 from kgkit.extractors.offline.parsed import join_clitics, nicknamed
 from kgkit.extractors.offline.spans import (
     NICKNAMED,
@@ -115,10 +122,10 @@ def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
         if domain.entity_type_for_label(label.strip()) is None and label != NAME:
             continue  # a label the domain ignores (DATE, MONEY, ...)
         for part in (p for whole in _split(doc, first, last, label in (QUOTED, NICKNAMED), nicknamed(doc, first, last, label))
-                     for p in split_pair(doc, *whole, places)):
-            if (m := _clean(doc, part[0], part[1], label, domain, places, heading)) is not None:
+                     for q in split_pair(doc, *whole, places) for p in split_fused(doc, *q, label, places)):
+            if (m := _clean(doc, part[0], part[1], part[2] if len(part) > 2 else label, domain, places, heading)) is not None:
                 out.append(m)
-    out = drop_fragments(doc, out)
+    out = drop_non_names(doc, drop_fragments(doc, out))
     return _spelled_out(doc, _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON")))
 
 
@@ -253,20 +260,20 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     while tokens and quoted and (tokens[0].is_punct or tokens[0].is_space):
         tokens.pop(0)
     while tokens and not quoted and (
-        (tokens[0].lower_ in DETERMINERS and not (label == "WORK_OF_ART" and tokens[0].text in ("A", "An")
-                                                   and not tokens[0].is_sent_start and len(tokens) > 1))
+        (tokens[0].lower_ in DETERMINERS and not (label == "WORK_OF_ART" and len(tokens) > 1 and (tokens[0].text in ("This", "These")
+                                                   or (tokens[0].text in ("A", "An") and not tokens[0].is_sent_start))))
         or tokens[0].is_punct or tokens[0].is_space
         or (tokens[0].text in _POSSESSIVES)
         or (tokens[0].is_lower and tokens[0].is_alpha and tokens[0].lower_ not in NAME_PARTICLES and tokens[0].i not in lowered(doc))
-        or (tokens[0].like_num and any(c.isdigit() for c in tokens[0].text) and not (event and len(tokens) > 1))
+        or (tokens[0].like_num and any(c.isdigit() for c in tokens[0].text) and not (event and len(tokens) > 1) and not edition_number(tokens))
         or (_DECADE.fullmatch(tokens[0].text) and len(tokens) > 1)  # "1990s Rocksburg"
         or (tokens[0].lower_ in DEMONYMS and label in ("PERSON", NAME) and len(tokens) > 2)  # "Irishman Tadhg Kennelly"
-        or (tokens[0].tag_ in _NOT_NAMES and label != "WORK_OF_ART" and len(tokens) > 1)  # "Hitherto Congress"
+        or (tokens[0].tag_ in _NOT_NAMES and label != "WORK_OF_ART" and len(tokens) > 1 and not verbal_name_word(tokens[0]))
     ):
         tokens.pop(0)
     # trailing: possessive 's, punctuation, prepositions, conjunctions, determiners, lower-case words
     while tokens and (
-        tokens[-1].tag_ == "POS" or tokens[-1].pos_ in ("PUNCT", "ADP", "CCONJ", "DET") or tokens[-1].is_space
+        (tokens[-1].tag_ == "POS" and (label == "PERSON" or not owns_nothing(tokens[-1]))) or tokens[-1].pos_ in ("PUNCT", "ADP", "CCONJ", "DET") or tokens[-1].is_space
         or (tokens[-1].tag_ == "RB" and label != "WORK_OF_ART" and len(tokens) > 1)  # "Federal and Federally"
         or (tokens[-1].is_lower and tokens[-1].is_alpha and tokens[-1].lower_ not in SUFFIXES)
     ) and not (quoted and (not tokens[-1].is_punct or closes(tokens))) and not _hyphenated_end(tokens, label):
@@ -283,12 +290,13 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         tokens = of  # "the Bishop of Pittsburgh", "King of Romania": the place or body the role is of
         label = NAME if label in ("PERSON", "NORP") else label
     title_tokens: list[Token] = []
-    honorific = tokens[0].lower_ in HONORIFICS or (
-        label == "ORG" and 2 <= len(tokens) <= 5 and tokens[0].lower_ in RANKS and head_label(tokens) is None)
+    honorific = tokens[0].lower_ in HONORIFICS or (  # a rank before a name spaCy took for a body, a place ...
+        label in ("ORG", "GPE", "LOC", "NORP", "FAC", "PRODUCT", "EVENT")  # ... "King Ferdinand died" (GPE)
+        and 2 <= len(tokens) <= 5 and tokens[0].lower_ in RANKS and head_label(tokens) is None)
     if places.kind(" ".join(t.text for t in tokens)) is not None:
         pass  # "Saint Lucia", "King George Island": a place, no title
     elif honorific or label in ("PERSON", NAME):
-        while len(tokens) > 1 and (tokens[0].lower_ in TITLES or (tokens[0].text in (".", "-") and title_tokens)):
+        while len(tokens) > 1 and (tokens[0].lower_ in TITLES or (tokens[0].text in (".", "-") and title_tokens)) and not before_particle(tokens):
             if (label == "PERSON" and not title_tokens and len(tokens) == 2 and tokens[0].lower_ in GIVEN_NAMES
                     and not outside_title(doc, tokens[0])):
                 break  # "Dean Acheson", "Earl Warren": a given name, not a title
@@ -315,7 +323,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         label = "LAW"
     text = text_of(doc)
     start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
-    if (possessive := _POSSESSIVE.search(text[start:end])) and end - start > 2:
+    if (possessive := _POSSESSIVE.search(text[start:end])) and end - start > 2 and (label == "PERSON" or not owns_nothing(tokens[-1])):
         end -= len(possessive.group())
     while start < end and text[start] in _EDGE_CHARS:
         start += 1
@@ -332,7 +340,7 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
         end = start + len(name.split()[0])
         name = name.split()[0]
     name = join_clitics(name)
-    letters = [c for c in name if c.isalpha()]
+    letters = [c for c in (name.split(" ", 1)[-1] if edition_number(tokens) else name) if c.isalpha()]
     if len(name) < 2 or not letters:
         return None
     camel = len(letters) > 1 and letters[1].isupper()  # "iPhone" stays
@@ -360,8 +368,6 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     title = " ".join(filter(None, (outside_title(doc, doc[first]), " ".join(t.text for t in title_tokens))))
     return Mention(name=domain.canonical_name(name), type=etype, label=label, start=start, end=end,
                    first=tokens[0].i, last=tokens[-1].i + 1, title=title, votes=votes)
-
-
 
 
 _NOT_ROLES = frozenset(["general", "major", "master", "field", "head", "chief", "count", "dean", "justice", "saint",

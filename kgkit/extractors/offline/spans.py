@@ -2,7 +2,8 @@
 proper-noun runs and acronyms it left out, and quoted titles (kgkit.extractors.offline.mentions cleans and types
 them; a bare proper-noun run is labelled NAME and kept only if something types it).
 
-- A year before an event joins it ("2002 Winter Olympics"); a first name left out before a person's name joins it
+- A year before an event joins it ("2002 Winter Olympics", "the 2004 NFL Draft", "the 2016–17 Ranji Trophy"), an
+  ordinal before a unit ("the 24th Infantry Division"); a first name left out before a person's name joins it
   ("Anatoly [Borisovich Chubais]"), and the proper nouns, particles and hyphens after it ("João Paulo de Leiria
   [e Silva]"), with a nickname or maiden name in brackets or quotes ("Jacqueline (Maranger) Desmarais").
 - Names cut at a hyphen, a foreign particle, an "of" or a nationality word are joined again ("Moravian - Silesian
@@ -10,6 +11,8 @@ them; a bare proper-noun run is labelled NAME and kept only if something types i
   noun phrase ("Tokyo Imperial Palace") and two joined by "and" sharing a head word ("the Delaware and Hudson Railroad").
 - A quoted title-case phrase, one a sentence defines or a work's noun introduces, is one name replacing the entities
   inside it (kgkit.extractors.offline.titles); a name of several words is the same name wherever its words recur.
+- Pieces of one name across a possessive, a "for", a word tagged as a verb or a regnal number are joined by
+  kgkit.extractors.offline.joins ("Martha's River", "the Court of Appeals for the Second Circuit", "Creve Coeur Park").
 - Lower-case nouns a text left inside an organisation's name join it ("the farm Security Administration", "the
   Reconstruction finance Corporation"; capitalised in the name), and a document its number ("House Document 398").
 
@@ -25,7 +28,9 @@ import re
 from typing import TYPE_CHECKING
 
 from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.editions import editions
 from kgkit.extractors.offline.fragments import split_joined
+from kgkit.extractors.offline.joins import join_pieces
 from kgkit.extractors.offline.lexicon import (
     ADJECTIVAL,
     COMPASS,
@@ -92,10 +97,11 @@ def candidate_spans(doc: Doc) -> list[tuple[int, int, str]]:
         if not any(s[0] < run[1] and run[0] < s[1] for s in spans):
             spans.append(run)
     spans = _join_coordinated(doc, _join_hyphens(doc, _join_particles(doc, _join_compounds(doc, _join_nationality(doc, sorted(spans))))))
+    spans = join_pieces(doc, spans)
     quoted = quoted_titles(doc) + defined_subjects(doc) + classified_titles(doc)
     if quoted:
         spans = [s for s in spans if not any(s[0] < q[1] and q[0] < s[1] for q in quoted)] + quoted
-    return _numbered(doc, _same_everywhere(doc, sorted(spans)))
+    return editions(doc, _numbered(doc, _same_everywhere(doc, sorted(spans))))
 
 
 def _numbered(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -289,7 +295,8 @@ def _join_particles(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[i
     foreign name ("Sogn og Fjordane", "San Pietro ad Aram", "Jeanne Thérèse du Han de Martigny"; the second part
     a name or one capitalised word outside any, "Zell am See"), or an entity (not a person's, nor a role) that
     ends in "of" or a particle, followed at once by the rest of its name ("the Bay of" + "Biscay", "the Circuit
-    Court of" + "Cook County"). The first part's label stays (unless it had none)."""
+    Court of" + "Cook County"; a bare run only when it is one kind word before no person: "Library of" + "Congress",
+    not "the Ghost of" + "Jacob Marley"). The first part's label stays (unless it had none)."""
     starts = {s[0]: s for s in spans}
     taken = {i for s in spans for i in range(s[0], s[1])}
     out: list[tuple[int, int, str]] = []
@@ -315,8 +322,10 @@ def _joined_part(doc: Doc, first: int, end: int, label: str, starts: dict[int, t
         return None
     last = doc[end - 1]
     if (last.lower_ in _CUT_AT and last.is_lower and end - first >= 2 and doc[end - 2].text[:1].isupper()
-            and label not in (NAME, "PERSON") and not any(t.lower_ in TITLES for t in doc[first:end])):
-        gap = end  # spaCy's entity took the "of" and stopped: "the Bay of" + "Biscay"
+            and label != "PERSON" and (label != NAME or (end - first == 2 and (doc[first].lower_ in GENERIC or doc[first].lower_ in HEADS)
+                                                         and starts.get(end, (0, 0, "PERSON"))[2] != "PERSON"))
+            and not any(t.lower_ in TITLES for t in doc[first:end])):
+        gap = end  # spaCy's entity took the "of" and stopped: "the Bay of" + "Biscay"; a kind word's "Library of" + "Congress"
     elif last.text[:1].isupper() and last.is_alpha:
         gap = end
         if doc[gap].lower_ in _CONNECTORS and doc[gap].is_lower:

@@ -1,0 +1,151 @@
+"""Capitalised words that name no thing: units and era markers beside a number, royal styles, grades and chart
+positions, certification levels, a common noun said again after "this", a sentence's opening adverb, a
+minister's portfolio, a person's noun or a player's position alone, a compass point, a ship's hull number, the
+initials of a title; and a span of years after a name.
+
+A mention is dropped when it is:
+
+- a unit of measure, a currency, a time zone or an era marker beside a number ("1600 MW", "the 16th century
+  BCE", "AD 79", "Rs 500 crore"): an amount or a date, which the extractor keeps out of the graph;
+- a royal style alone ("TRH the Duke and Duchess of Cornwall": Their Royal Highnesses);
+- a grade, list, class or category and its number or letter ("a Grade II listed building", "his List A debut", "a
+  Category 5 hurricane"), or a chart position ("reached the Top 5");
+- a certification level, alone or after a nationality word, before what it certifies or after "certified" ("a
+  Diamond certification", "a certified Canadian Gold album");
+- one word after "this", "these" or "those" that the text also writes in lower case: a common noun standing for a
+  name said before ("the contest ... the other entries of this Contest"; not "this Congress", "these Frenchmen");
+- one word opening a sentence that the parser reads as an adverbial, not as a noun ("Hitherto on the screen");
+- a minister's portfolio ("Minister for Social Protection": the ministry's name is not "Social Protection");
+- a person's noun or a player's position alone, capitalised ("nominated Artist for Peace", "a Physician
+  Assistant", "Midfielder"): a role, not a person;
+- a compass point alone ("41 Avenue SW");
+- a hull or pennant number in brackets ("USS Israel (DD-98)"): an identifier of the ship named before it;
+- an acronym in brackets spelling the titles before it ("a Teachta Dála (TD)"): a title too.
+
+A span of years after a name is cut from it: "the Department of Social Welfare 1993 to 1994" -> "Department of
+Social Welfare".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from kgkit.extractors.offline.lexicon import CLASSIFIERS, DEMONYMS, TITLES
+from kgkit.extractors.offline.parsed import text_of
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+    from kgkit.extractors.offline.mentions import Mention
+
+__all__ = ["drop_non_names", "names_no_thing"]
+
+_UNITS = frozenset(["BCE", "BC", "CE", "AD", "B.C.", "A.D.", "B.C.E.", "C.E.", "BP", "MW", "GW", "kW", "TW", "MWh",
+                    "GWh", "TWh", "kWh", "MWe", "km", "mph", "kph", "Mbit", "Gbit", "MHz", "GHz", "kHz", "GRT", "BRT",
+                    "NRT", "DWT", "GT", "TEU", "GB", "MB", "TB", "KB", "AM", "PM", "A.M.", "P.M.", "UTC", "GMT", "EST",
+                    "EDT", "CST", "CDT", "MST", "PST", "PDT", "CET", "CEST", "IST", "JST", "AEST", "BST"])
+_CURRENCIES = frozenset(["USD", "EUR", "GBP", "JPY", "INR", "CHF", "AUD", "CAD", "CNY", "RMB", "Rs", "Rs.", "SEK", "NOK",
+                         "DKK", "PLN", "CZK", "HUF", "RUB", "BRL", "MXN", "ZAR", "KRW", "TRY", "HKD", "NZD", "SGD"])
+_ERAS = frozenset(["AD", "A.D.", "BC", "B.C.", "BCE", "CE"])
+_BEFORE_ERA = frozenset(["century", "centuries", "millennium", "millennia"])
+_STYLES = frozenset(["HRH", "TRH", "HSH", "HIH", "HIRH"])
+_GRADES = frozenset(["grade", "list", "category", "class", "tier", "level"])
+_GRADE_MARK = re.compile(r"(?:[IVX]+|\d+|[A-Z])\*?")
+_LEVELS = frozenset(["gold", "platinum", "diamond", "silver", "multi-platinum", "double", "triple"])
+_CERTIFIED = frozenset(["certification", "certifications", "certificate", "album", "albums", "single", "singles",
+                        "record", "records", "disc", "status", "sales", "award"])
+_DEMONSTRATIVES = frozenset(["this", "these", "those"])
+_ADVERBIAL = frozenset(["advmod", "advcl", "npadvmod", "intj", "mark", "cc", "prep", "aux", "neg"])
+_PORTFOLIO_HOLDERS = frozenset(["minister", "ministers", "secretary", "spokesman", "spokesperson", "spokeswoman"])
+_POSITIONS = frozenset(["forward", "forwards", "midfielder", "goalkeeper", "defender", "quarterback", "pitcher", "catcher", "shortstop", "winger", "striker", "fullback", "halfback", "linebacker", "centre-back", "center-back", "wicket-keeper", "batsman", "bowler", "all-rounder"])
+_COMPASS = frozenset(["N", "S", "E", "W", "NE", "NW", "SE", "SW", "NNE", "ENE", "ESE", "SSE", "SSW", "WSW", "WNW", "NNW"])
+_HULL = re.compile(r"[A-Z]{1,4}-\d{1,4}")
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
+_RANGE = frozenset(["to", "-", "–", "—", "and", "until"])
+
+
+def _numeric(token: Token | None) -> bool:
+    return token is not None and (token.like_num or any(c.isdigit() for c in token.text))
+
+
+def names_no_thing(doc: Doc, first: int, last: int, label: str) -> str:
+    """Why the capitalised words doc[first:last] name no thing (a rule's name), or "" when they may name one.
+
+    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+    >>> doc = load_model(DEFAULT_MODEL)("It can hold 1600 MW of wind farms and became a Grade II listed building.")
+    >>> names_no_thing(doc, 4, 5, "ORG"), names_no_thing(doc, 11, 13, "LOC"), names_no_thing(doc, 0, 1, "ORG")
+    ('unit', 'grade', '')
+    """
+    words = doc[first:last]
+    one = words[0] if len(words) == 1 else None
+    before = next((t for t in reversed(doc[:first]) if not t.is_space), None)
+    after = next((t for t in doc[last:] if not t.is_space), None)
+    if one is not None and (
+            (one.text in _UNITS and (_numeric(before) or (before is not None and before.lower_ in _BEFORE_ERA)))
+            or (one.text in _CURRENCIES and (_numeric(before) or _numeric(after)))
+            or (one.text in _ERAS and _numeric(after))):
+        return "unit"
+    if one is not None and one.text in _STYLES:
+        return "style"
+    mark = words[1] if len(words) == 2 else after if one is not None else None
+    if (mark is not None and words[0].lower_ in _GRADES and words[0].text[:1].isupper()
+            and _GRADE_MARK.fullmatch(mark.text)) or (len(words) == 2 and words[0].text == "Top" and words[1].like_num):
+        return "grade"
+    if any(w.lower_ in _LEVELS for w in words) and all(w.lower_ in _LEVELS or w.lower_ in DEMONYMS for w in words) and (
+            (after is not None and after.is_lower and after.lower_ in _CERTIFIED)
+            or (before is not None and before.lower_ in ("certified", "went", "gone"))):
+        return "certification"
+    if (one is not None and before is not None and before.text in _DEMONSTRATIVES and one.is_alpha
+            and label not in ("PERSON", "NORP") and one.lower_ not in DEMONYMS and _written_lower(doc, one.lower_)):
+        return "anaphor"
+    if one is not None and one.is_sent_start and one.dep_ in _ADVERBIAL and label != "NORP":
+        return "adverb"
+    if (before is not None and before.lower_ == "for" and first >= 2 and doc[first - 2].lower_ in _PORTFOLIO_HOLDERS
+            and label not in ("GPE", "LOC", "NORP")):
+        return "portfolio"
+    if one is not None and one.is_title and (CLASSIFIERS.get(one.lower_) == "PERSON" or one.lower_ in _POSITIONS):
+        return "role"  # "nominated Artist for Peace", "a Physician Assistant"
+    if one is not None and one.text in _COMPASS:
+        return "compass"
+    if (one is not None and _HULL.fullmatch(one.text) and before is not None and before.text == "("
+            and after is not None and after.text == ")"):
+        return "hull number"
+    if one is not None and one.is_upper and one.is_alpha and before is not None and before.text == "(" \
+            and after is not None and after.text == ")" and _spells_title(doc, before.i, one.text):
+        return "role"
+    return ""
+
+
+def _written_lower(doc: Doc, word: str) -> bool:
+    """The text also writes `word` (or its plural) in lower case: a common noun ("the contest ... this Contest")."""
+    return any(t.text in (word, word + "s") for t in doc)
+
+
+def _spells_title(doc: Doc, bracket: int, letters: str) -> bool:
+    """The capitalised words before the bracket at `bracket` are titles whose initials are `letters`: "Teachta
+    Dála (TD)", "Chief Executive Officer (CEO)"."""
+    words = doc[max(0, bracket - len(letters)) : bracket]
+    return (len(words) == len(letters) >= 2 and all(w.text[:1].isupper() and w.lower_ in TITLES for w in words)
+            and "".join(w.text[0] for w in words) == letters)
+
+
+def drop_non_names(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """The mentions without those that name no thing (`names_no_thing`), and without a span of years they end in."""
+    return [_without_years(doc, m) for m in mentions if not names_no_thing(doc, m.first, m.last, m.label)]
+
+
+def _without_years(doc: Doc, m: Mention) -> Mention:
+    """"the Department of Social Welfare 1993 to 1994" -> "Department of Social Welfare": a span of years after a
+    name is when, not part of what."""
+    n = m.last - m.first
+    if n < 4 or not (_YEAR.fullmatch(doc[m.last - 1].text) and doc[m.last - 2].lower_ in _RANGE
+                     and _YEAR.fullmatch(doc[m.last - 3].text)) or not doc[m.last - 4].text[:1].isupper():
+        return m
+    end = doc[m.last - 4].idx + len(doc[m.last - 4].text)
+    text = text_of(doc)
+    cut = " ".join(text[m.start : end].split())
+    if not m.name.startswith(cut):
+        return m
+    return replace(m, name=cut, end=end, last=m.last - 3)
