@@ -2,15 +2,11 @@
 
 - **Candidates** (kgkit.extractors.offline.spans): spaCy's entities mended where it cuts or splits names, proper-noun
   runs and acronyms it left out, quoted titles.
-- **Boundaries.** A mention is cut at a sentence break, a bracket or a quote inside it (not a quoted title's nor a
-  nickname's), and split at a comma ("Secretaries of Agriculture, Commerce"); leading determiners, numbers (but an
-  edition's, kgkit.extractors.offline.editions: "the 2004 NFL Draft"; a title's "This": "This Little Light of Mine") and lower-case words, trailing
-  particles, possessives (not one owning nothing: "Plain White T's") and punctuation go; an honorific before a particle
-  ("Madame de Graffigny") and a capitalised word tagged as a verb inside a sentence ("Philly Joe Jones") stay.
-  An acronym in brackets after the name it spells is that name ("the Distinguished Service Medal (DSM)").
-  Two names fused are two ("World War I and World War II"; kgkit.extractors.offline.fused); a name cut before the
-  lower-case head noun its adjective modifies takes it ("the International Monetary fund"); a citation's abbreviation
-  ("79th Cong.") is no name; a plural head word shared by a list is each one's ("the War and Navy Departments").
+- **Boundaries.** A mention is cut at a sentence break, a bracket or a quote inside it, split at a comma ("Secretaries of
+  Agriculture, Commerce"); leading determiners, numbers (not an edition's: kgkit.extractors.offline.editions) and
+  lower-case words, trailing particles, possessives and punctuation go; fused names are split
+  (kgkit.extractors.offline.fused); a name cut before its head noun takes it ("the International Monetary fund"); an
+  acronym in brackets is the name it spells ("(DSM)"); "79th Cong." is no name; "the War and Navy Departments" are two.
 - **Titles.** A title or honorific before a name becomes the `title` attribute: "Prime Minister Churchill" ->
   Churchill (title "Prime Minister"), "Ministers Churchill" -> Churchill, "King Ferdinand" (a rank before a name
   spaCy took for a place or a body) -> Ferdinand. A title alone ("the President", "Head Writer") is no entity; a
