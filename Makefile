@@ -35,10 +35,12 @@ $(FALKORDB_STAMP): constraints.txt
 	    && touch $(FALKORDB_STAMP) ) || echo "make: could not build $(FALKORDB_VENV) (FalkorDB tests will fail)"; fi
 
 # the main job: the offline pipeline on the bundled demo corpus -> workspace/demo/graph.html,
-# then an offline narrative with labelled communities -> workspace/demo/narrative.md
+# then an offline narrative with labelled communities -> workspace/demo/narrative.md,
+# then the search index (workspace/demo/index/), so `kgkit search` and `kgkit mcp` answer at once
 demo: install
 	$(BIN)/kgkit run data/demo/sotu_1934_1946 -o workspace/demo
 	$(BIN)/kgkit narrate workspace/demo
+	$(BIN)/kgkit index -w workspace/demo
 
 # every test, slow ones included (what CI runs)
 test: install

@@ -18,6 +18,33 @@ FIXTURE_CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 DEMO_CORPUS = ROOT / "data" / "demo" / "sotu_1934_1946"
 
 
+def optional_checks_missing() -> list[str]:
+    """Which optional checks cannot run on this machine, and why (printed when the test run starts)."""
+    import browser_tools
+
+    missing = []
+    if browser_tools.find_chromium() is None:
+        fate = "fail (CI is set)" if os.environ.get("CI") else "skip"
+        missing.append(f"browser checks will {fate}: no Chromium (apt-get install -y chromium)")
+    if not os.environ.get("KGKIT_NEO4J_URI"):
+        missing.append("Neo4j round trip will skip: KGKIT_NEO4J_URI not set (a disposable Neo4j 5 database)")
+    if not (ROOT / ".venv-falkordb" / ".installed").is_file():
+        missing.append("FalkorDB checks will fail: no .venv-falkordb (make install builds it with Python 3.12)")
+    if not (ROOT.parent / "shared" / "data").is_dir():
+        missing.append("checks on the shared evaluation data will skip: ../shared/data is not beside this checkout")
+    return missing
+
+
+def pytest_sessionstart(session) -> None:
+    """Say at the start (even under -q, and once under xdist) which optional checks will not run here."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or hasattr(session.config, "workerinput"):
+        return
+    missing = optional_checks_missing()
+    for line in missing or ["all can run here"]:
+        reporter.write_line(f"optional checks: {line}")
+
+
 @pytest.fixture(scope="session")
 def offline_extractor():
     """One real offline extractor per test session (spaCy loads once)."""
