@@ -577,10 +577,9 @@ class Examples:
         README's first line) and the embeddings of `kgkit index`."""
         where = example_dir(self.base / "demo-build")
         env = example_env(where, self.server_env)
-        for step in ([DEMO, "-o", "workspace/demo", "--domain", "people_orgs_events"], [DEMO, "-o", "workspace/demo"]):
-            self._kgkit(["run", *step], where, env)
-        self._kgkit(["narrate", "workspace/demo"], where, env)
-        self._kgkit(["index", "-w", "workspace/demo"], where, env)
+        self._kgkit(["run", DEMO, "-o", "workspace/demo", "--domain", "people_orgs_events"], where, env)
+        for step in make_demo_steps():
+            self._kgkit(step, where, env)
         return where / "workspace" / "demo"
 
     def _kgkit(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
@@ -612,6 +611,16 @@ class Examples:
             server.stop()
 
 
+def make_demo_steps() -> list[list[str]]:
+    """The kgkit commands of the Makefile's `demo` recipe, in order (so the session's demo is what `make demo` makes)."""
+    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
+    assert recipe, "Makefile has no demo recipe"
+    lines = [shlex.split(line) for line in recipe.group(1).splitlines()]
+    steps = [words[1:] for words in lines if words and words[0] == "$(BIN)/kgkit"]
+    assert steps and steps[0][0] == "run", f"the demo recipe should start with kgkit run: {recipe.group(1)}"
+    return steps
+
+
 @pytest.fixture(scope="session")
 def examples(request, tmp_path_factory):
     selected = [item.callspec.params["block"] for item in request.session.items
@@ -637,3 +646,16 @@ def test_example(block: Block, examples: Examples):
         if callable(check) and file == block.file and needle in block.text:
             check(session)
     assert not examples.server_errors(), examples.server_errors()
+
+
+def test_make_demo_leaves_a_searchable_workspace(examples: Examples, tmp_path: Path):
+    """README: after `make demo`, `kgkit search -w workspace/demo` (and so the MCP server's search) answers at once."""
+    if examples.demo is None:
+        pytest.skip("no selected example needs the demo workspace, so it was not built")
+    demo = examples.demo.result()
+    env = example_env(example_dir(tmp_path / "search"), {})
+    done = examples.procs.run([str(VENV_BIN / "kgkit"), "search", "-w", str(demo), "Pearl Harbor attack",
+                               "--kind", "chunk", "--limit", "3", "--json"], cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    hits = json.loads(done.stdout)["hits"]
+    assert hits and all(h["kind"] == "chunk" for h in hits) and "Pearl Harbor" in json.dumps(hits), hits
