@@ -94,7 +94,25 @@ def _refuse_network(*args, **kwargs):
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory):
     """`kgkit run` on a copy of the bundled demo corpus with every socket call refused, then the same
-    command again (warm). Returns (workspace, cold summary, warm summary). Shared by slow tests."""
+    command again (warm). Returns (workspace, cold summary, warm summary). Shared by slow tests, and by the
+    pytest-xdist workers of one run: the first worker to ask builds it under a file lock, the others read it."""
+    import json
+
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp()
+    if hasattr(tmp_path_factory.config, "workerinput"):  # under xdist: one folder above the workers' own
+        shared = shared.parent
+    base = shared / "demo-run"
+    with FileLock(str(shared / "demo-run.lock")):
+        if not (base / "summaries.json").is_file():
+            summaries = _build_demo_run(base)
+            (base / "summaries.json").write_text(json.dumps(summaries), encoding="utf-8")
+        summaries = json.loads((base / "summaries.json").read_text(encoding="utf-8"))
+    return base / "ws", summaries[0], summaries[1]
+
+
+def _build_demo_run(base: Path) -> list[dict]:
     import json
     import shutil
     import socket
@@ -103,7 +121,6 @@ def demo_run(tmp_path_factory):
 
     from kgkit.cli import app
 
-    base = tmp_path_factory.mktemp("demo")
     corpus, ws = base / "corpus", base / "ws"
     shutil.copytree(DEMO_CORPUS, corpus)
     summaries = []
@@ -116,7 +133,7 @@ def demo_run(tmp_path_factory):
             result = CliRunner().invoke(app, ["run", str(corpus), "-o", str(ws), "--json"])
             assert result.exit_code == 0, result.output
             summaries.append(json.loads(result.stdout))
-    return ws, summaries[0], summaries[1]
+    return summaries
 
 
 @pytest.fixture(scope="module")

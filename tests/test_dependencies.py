@@ -24,6 +24,7 @@ USED_WITHOUT_IMPORT = {
     "hiredis": "the C reply parser redis-py (under falkordb) picks up when installed",
     "pytest": "the test runner (`make test`)",
     "pytest-timeout": "pytest plugin: the `timeout` marker and ini option",
+    "pytest-xdist": "pytest plugin: `make test` runs the tests on every core (-n)",
     "ruff": "the linter developers run (`ruff check`)",
 }
 
