@@ -65,6 +65,7 @@ from kgkit.extractors.offline.spans import (
     text_of,
 )
 from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, NAME, head_label, mention_votes, outside_title
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -73,14 +74,14 @@ __all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of",
 
 LIST_WEIGHT, LIST_CAP = 0.5, 1.5
 
-_FUNCTION = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
-_POSSESSIVES = frozenset(["our", "their", "his", "her", "its", "my", "your"])
+_FUNCTION = words("mentions", "function")
+_POSSESSIVES = words("mentions", "possessives")
 _POSSESSIVE = re.compile(r"(?:\s?['’]s|['’])$")
 _EDGE_CHARS = " \t\r\n\"'“”‘’`.,;:!?()[]{}<>-–—_*/\\|"
 _HYPHENS = {"-", "–"}
 _NOMINAL_OF = re.compile(r"[a-z]+(?:ion|ment|al)")
 _ROMAN = re.compile(r"[IVXLC]+\.?")
-_NOT_NAMES = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PRP", "PRP$", "WDT", "WP", "WRB", "CC", "UH"])
+_NOT_NAMES = words("mentions", "not_names")
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
 _ADJECTIVE_END = re.compile(r"(?:ary|al|ic|ive|ous)$")
 _DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
@@ -366,10 +367,8 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
                    first=tokens[0].i, last=tokens[-1].i + 1, title=title, votes=votes)
 
 
-_NOT_ROLES = frozenset(["general", "major", "master", "field", "head", "chief", "count", "dean", "justice", "saint",
-                        "father", "officer", "representative", "speaker", "writer", "editor", "director", "producer",
-                        "composer", "prophet", "envoy"])  # also open names ("General Motors", "Major League") or roles
-_ROLE_WORDS = frozenset(["and", "-", "–", "co", "former", "acting", "dowager", "executive", "vice", "deputy", "foreign"])
+_NOT_ROLES = words("mentions", "not_roles")  # also open names ("General Motors", "Major League") or roles
+_ROLE_WORDS = words("mentions", "role_words")
 
 
 def _role_of(tokens: list[Token]) -> list[Token] | None:

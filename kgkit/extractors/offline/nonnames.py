@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, DEMONYMS, TITLES
 from kgkit.extractors.offline.parsed import text_of
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -42,28 +43,23 @@ if TYPE_CHECKING:
 
 __all__ = ["drop_non_names", "names_no_thing"]
 
-_UNITS = frozenset(["BCE", "BC", "CE", "AD", "B.C.", "A.D.", "B.C.E.", "C.E.", "BP", "MW", "GW", "kW", "TW", "MWh",
-                    "GWh", "TWh", "kWh", "MWe", "km", "mph", "kph", "Mbit", "Gbit", "MHz", "GHz", "kHz", "GRT", "BRT",
-                    "NRT", "DWT", "GT", "TEU", "GB", "MB", "TB", "KB", "AM", "PM", "A.M.", "P.M.", "UTC", "GMT", "EST",
-                    "EDT", "CST", "CDT", "MST", "PST", "PDT", "CET", "CEST", "IST", "JST", "AEST", "BST"])
-_CURRENCIES = frozenset(["USD", "EUR", "GBP", "JPY", "INR", "CHF", "AUD", "CAD", "CNY", "RMB", "Rs", "Rs.", "SEK", "NOK",
-                         "DKK", "PLN", "CZK", "HUF", "RUB", "BRL", "MXN", "ZAR", "KRW", "TRY", "HKD", "NZD", "SGD"])
-_ERAS = frozenset(["AD", "A.D.", "BC", "B.C.", "BCE", "CE"])
-_BEFORE_ERA = frozenset(["century", "centuries", "millennium", "millennia"])
-_STYLES = frozenset(["HRH", "TRH", "HSH", "HIH", "HIRH"])
-_GRADES = frozenset(["grade", "list", "category", "class", "tier", "level"])
+_UNITS = words("nonnames", "units")
+_CURRENCIES = words("nonnames", "currencies")
+_ERAS = words("nonnames", "eras")
+_BEFORE_ERA = words("nonnames", "before_era")
+_STYLES = words("nonnames", "styles")
+_GRADES = words("nonnames", "grades")
 _GRADE_MARK = re.compile(r"(?:[IVX]+|\d+|[A-Z])\*?")
-_LEVELS = frozenset(["gold", "platinum", "diamond", "silver", "multi-platinum", "double", "triple"])
-_CERTIFIED = frozenset(["certification", "certifications", "certificate", "album", "albums", "single", "singles",
-                        "record", "records", "disc", "status", "sales", "award"])
-_DEMONSTRATIVES = frozenset(["this", "these", "those"])
-_ADVERBIAL = frozenset(["advmod", "advcl", "npadvmod", "intj", "mark", "cc", "prep", "aux", "neg"])
-_PORTFOLIO_HOLDERS = frozenset(["minister", "ministers", "secretary", "spokesman", "spokesperson", "spokeswoman"])
-_POSITIONS = frozenset(["forward", "forwards", "midfielder", "goalkeeper", "defender", "quarterback", "pitcher", "catcher", "shortstop", "winger", "striker", "fullback", "halfback", "linebacker", "centre-back", "center-back", "wicket-keeper", "batsman", "bowler", "all-rounder"])
-_COMPASS = frozenset(["N", "S", "E", "W", "NE", "NW", "SE", "SW", "NNE", "ENE", "ESE", "SSE", "SSW", "WSW", "WNW", "NNW"])
+_LEVELS = words("nonnames", "levels")
+_CERTIFIED = words("nonnames", "certified")
+_DEMONSTRATIVES = words("nonnames", "demonstratives")
+_ADVERBIAL = words("nonnames", "adverbial")
+_PORTFOLIO_HOLDERS = words("nonnames", "portfolio_holders")
+_POSITIONS = words("nonnames", "positions")
+_COMPASS = words("nonnames", "compass")
 _HULL = re.compile(r"[A-Z]{1,4}-\d{1,4}")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
-_RANGE = frozenset(["to", "-", "–", "—", "and", "until"])
+_RANGE = words("nonnames", "range")
 
 
 def _numeric(token: Token | None) -> bool:
