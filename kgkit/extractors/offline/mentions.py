@@ -54,6 +54,7 @@ from kgkit.extractors.offline.lexicon import (
 )
 from kgkit.extractors.offline.nonnames import drop_non_names
 from kgkit.extractors.offline.parsed import join_clitics, nicknamed
+from kgkit.extractors.offline.passes import MentionPass, PassContext, add_counts, run_passes
 from kgkit.extractors.offline.spans import (
     NICKNAMED,
     QUOTED,
@@ -70,7 +71,7 @@ from kgkit.extractors.offline.wordlists import words
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-__all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
+__all__ = ["MENTION_PASSES", "Mention", "candidate_mentions", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
 
 LIST_WEIGHT, LIST_CAP = 0.5, 1.5
 
@@ -110,8 +111,17 @@ def type_of_votes(votes: dict[str, float], fallback: str) -> str:
     return min(votes, key=lambda t: (-votes[t], t)) if votes else fallback
 
 
-def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
-    """The mentions of a parsed text, in text order (none overlap)."""
+def find_mentions(doc: Doc, domain: Domain, places: Places, context: PassContext | None = None) -> list[Mention]:
+    """The mentions of a parsed text, in text order (none overlap): the candidates, then MENTION_PASSES (their
+    counts in `context`)."""
+    context = context or PassContext(domain=domain, places=places)
+    candidates = candidate_mentions(doc, domain, places)
+    add_counts(context.counts, {"candidates": {"added": len(candidates)}})
+    return run_passes(doc, candidates, MENTION_PASSES, context)
+
+
+def candidate_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
+    """The candidate spans (kgkit.extractors.offline.spans) cut, split and cleaned into typed mentions."""
     spans = candidate_spans(doc)
     heading = _heading_sentences(doc)
     out: list[Mention] = []
@@ -122,8 +132,7 @@ def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
                      for q in split_pair(doc, *whole, places) for p in split_fused(doc, *q, label, places)):
             if (m := _clean(doc, part[0], part[1], part[2] if len(part) > 2 else label, domain, places, heading)) is not None:
                 out.append(m)
-    out = drop_non_names(doc, drop_fragments(doc, out))
-    return _spelled_out(doc, _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON")))
+    return out
 
 
 def _spelled_out(doc: Doc, mentions: list[Mention]) -> list[Mention]:
@@ -449,3 +458,13 @@ def _keeps_dot(name: str) -> bool:
     if len(words) > 1 and len(last) == 2 and not re.fullmatch(r"[a-z]\.", words[-2].lower()):
         return last in SUFFIXES  # "World War I.": a name never ends in an initial, so the dot ends the sentence
     return last in SUFFIXES or bool(re.fullmatch(r"(?:[a-z]\.)+", last))
+
+
+MENTION_PASSES: tuple[MentionPass, ...] = (
+    MentionPass("fragments", lambda doc, ms, ctx: drop_fragments(doc, ms)),
+    MentionPass("non-names", drop_non_names),
+    MentionPass("list votes", lambda doc, ms, ctx: _list_votes(doc, ms)),
+    MentionPass("pronoun votes", lambda doc, ms, ctx: _pronoun_votes(doc, ms, ctx.domain.entity_type_for_label("PERSON"))),
+    MentionPass("spelled out", lambda doc, ms, ctx: _spelled_out(doc, ms)),
+)
+"""The passes `find_mentions` runs over the candidates, in order (the extractor's context votes follow)."""

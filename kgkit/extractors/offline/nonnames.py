@@ -29,11 +29,13 @@ Social Welfare".
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, DEMONYMS, TITLES
 from kgkit.extractors.offline.parsed import text_of
+from kgkit.extractors.offline.passes import PassContext
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 
     from kgkit.extractors.offline.mentions import Mention
 
-__all__ = ["drop_non_names", "names_no_thing"]
+__all__ = ["NON_NAME_RULES", "drop_non_names", "names_no_thing"]
 
 _UNITS = words("nonnames", "units")
 _CURRENCIES = words("nonnames", "currencies")
@@ -74,44 +76,72 @@ def names_no_thing(doc: Doc, first: int, last: int, label: str) -> str:
     >>> names_no_thing(doc, 4, 5, "ORG"), names_no_thing(doc, 11, 13, "LOC"), names_no_thing(doc, 0, 1, "ORG")
     ('unit', 'grade', '')
     """
-    words = doc[first:last]
-    one = words[0] if len(words) == 1 else None
-    before = next((t for t in reversed(doc[:first]) if not t.is_space), None)
-    after = next((t for t in doc[last:] if not t.is_space), None)
-    if one is not None and (
-            (one.text in _UNITS and (_numeric(before) or (before is not None and before.lower_ in _BEFORE_ERA)))
-            or (one.text in _CURRENCIES and (_numeric(before) or _numeric(after)))
-            or (one.text in _ERAS and _numeric(after))):
-        return "unit"
-    if one is not None and one.text in _STYLES:
-        return "style"
-    mark = words[1] if len(words) == 2 else after if one is not None else None
-    if (mark is not None and words[0].lower_ in _GRADES and words[0].text[:1].isupper()
-            and _GRADE_MARK.fullmatch(mark.text)) or (len(words) == 2 and words[0].text == "Top" and words[1].like_num):
-        return "grade"
-    if any(w.lower_ in _LEVELS for w in words) and all(w.lower_ in _LEVELS or w.lower_ in DEMONYMS for w in words) and (
-            (after is not None and after.is_lower and after.lower_ in _CERTIFIED)
-            or (before is not None and before.lower_ in ("certified", "went", "gone"))):
-        return "certification"
-    if (one is not None and before is not None and before.text in _DEMONSTRATIVES and one.is_alpha
-            and label not in ("PERSON", "NORP") and one.lower_ not in DEMONYMS and _written_lower(doc, one.lower_)):
-        return "anaphor"
-    if one is not None and one.is_sent_start and one.dep_ in _ADVERBIAL and label != "NORP":
-        return "adverb"
-    if (before is not None and before.lower_ == "for" and first >= 2 and doc[first - 2].lower_ in _PORTFOLIO_HOLDERS
-            and label not in ("GPE", "LOC", "NORP")):
-        return "portfolio"
-    if one is not None and one.is_title and (CLASSIFIERS.get(one.lower_) == "PERSON" or one.lower_ in _POSITIONS):
-        return "role"  # "nominated Artist for Peace", "a Physician Assistant"
-    if one is not None and one.text in _COMPASS:
-        return "compass"
-    if (one is not None and _HULL.fullmatch(one.text) and before is not None and before.text == "("
-            and after is not None and after.text == ")"):
-        return "hull number"
-    if one is not None and one.is_upper and one.is_alpha and before is not None and before.text == "(" \
-            and after is not None and after.text == ")" and _spells_title(doc, before.i, one.text):
-        return "role"
-    return ""
+    place = _Place(doc, first, last, label)
+    return next((reason for reason, names_nothing in NON_NAME_RULES if names_nothing(place)), "")
+
+
+class _Place:
+    """Capitalised words doc[first:last] with their label and neighbours (what each rule looks at)."""
+
+    def __init__(self, doc: Doc, first: int, last: int, label: str) -> None:
+        self.doc, self.first, self.last, self.label = doc, first, last, label
+        self.words = doc[first:last]
+        self.one = self.words[0] if len(self.words) == 1 else None
+        self.before = next((t for t in reversed(doc[:first]) if not t.is_space), None)
+        self.after = next((t for t in doc[last:] if not t.is_space), None)
+
+    def bracketed(self) -> bool:
+        return self.before is not None and self.before.text == "(" and self.after is not None and self.after.text == ")"
+
+
+def _unit(p: _Place) -> bool:
+    one, before = p.one, p.before
+    return one is not None and (
+        (one.text in _UNITS and (_numeric(before) or (before is not None and before.lower_ in _BEFORE_ERA)))
+        or (one.text in _CURRENCIES and (_numeric(before) or _numeric(p.after)))
+        or (one.text in _ERAS and _numeric(p.after)))
+
+
+def _grade(p: _Place) -> bool:
+    words = p.words
+    mark = words[1] if len(words) == 2 else p.after if p.one is not None else None
+    return (mark is not None and words[0].lower_ in _GRADES and words[0].text[:1].isupper()
+            and bool(_GRADE_MARK.fullmatch(mark.text))) or (len(words) == 2 and words[0].text == "Top" and words[1].like_num)
+
+
+def _certification(p: _Place) -> bool:
+    return any(w.lower_ in _LEVELS for w in p.words) and all(w.lower_ in _LEVELS or w.lower_ in DEMONYMS for w in p.words) and (
+        (p.after is not None and p.after.is_lower and p.after.lower_ in _CERTIFIED)
+        or (p.before is not None and p.before.lower_ in ("certified", "went", "gone")))
+
+
+def _anaphor(p: _Place) -> bool:
+    one = p.one
+    return (one is not None and p.before is not None and p.before.text in _DEMONSTRATIVES and one.is_alpha
+            and p.label not in ("PERSON", "NORP") and one.lower_ not in DEMONYMS and _written_lower(p.doc, one.lower_))
+
+
+def _portfolio(p: _Place) -> bool:
+    return (p.before is not None and p.before.lower_ == "for" and p.first >= 2
+            and p.doc[p.first - 2].lower_ in _PORTFOLIO_HOLDERS and p.label not in ("GPE", "LOC", "NORP"))
+
+
+NON_NAME_RULES: tuple[tuple[str, Callable[[_Place], bool]], ...] = (
+    ("unit", _unit),  # "1600 MW", "the 16th century BCE", "AD 79", "Rs 500 crore"
+    ("style", lambda p: p.one is not None and p.one.text in _STYLES),  # "TRH the Duke"
+    ("grade", _grade),  # "Grade II", "List A", "the Top 5"
+    ("certification", _certification),  # "a Diamond certification"
+    ("anaphor", _anaphor),  # "this Contest"
+    ("adverb", lambda p: p.one is not None and p.one.is_sent_start and p.one.dep_ in _ADVERBIAL and p.label != "NORP"),
+    ("portfolio", _portfolio),  # "Minister for Social Protection"
+    ("role", lambda p: p.one is not None and p.one.is_title  # "nominated Artist for Peace", "a Physician Assistant"
+     and (CLASSIFIERS.get(p.one.lower_) == "PERSON" or p.one.lower_ in _POSITIONS)),
+    ("compass", lambda p: p.one is not None and p.one.text in _COMPASS),  # "41 Avenue SW"
+    ("hull number", lambda p: p.one is not None and bool(_HULL.fullmatch(p.one.text)) and p.bracketed()),
+    ("title initials", lambda p: p.one is not None and p.one.is_upper and p.one.is_alpha and p.bracketed()
+     and _spells_title(p.doc, p.before.i, p.one.text)),  # "Teachta Dála (TD)"
+)
+"""The reasons a mention names no thing, each with its rule, asked in this order (the first that holds wins)."""
 
 
 def _written_lower(doc: Doc, word: str) -> bool:
@@ -127,9 +157,11 @@ def _spells_title(doc: Doc, bracket: int, letters: str) -> bool:
             and "".join(w.text[0] for w in words) == letters)
 
 
-def drop_non_names(doc: Doc, mentions: list[Mention]) -> list[Mention]:
-    """The mentions without those that name no thing (`names_no_thing`), and without a span of years they end in."""
-    return [_without_years(doc, m) for m in mentions if not names_no_thing(doc, m.first, m.last, m.label)]
+def drop_non_names(doc: Doc, mentions: list[Mention], context: PassContext) -> list[Mention]:
+    """The mentions without those that name no thing (`names_no_thing`, the reason counted in `context`), and
+    without a span of years they end in."""
+    kept = context.keep(mentions, lambda m: names_no_thing(doc, m.first, m.last, m.label))
+    return [_without_years(doc, m) for m in kept]
 
 
 def _without_years(doc: Doc, m: Mention) -> Mention:

@@ -27,7 +27,7 @@ def words(name: str, key: str) -> frozenset[str]:
     """The words of list `key` of data/`name`.yaml: a string split at whitespace, or a list as it is.
 
     >>> sorted(words("lexicon", "determiners"))
-    ['a', 'an', 'the', 'these', 'this', 'those']
+    ['a', 'an', 'that', 'the', 'these', 'this', 'those']
     """
     value = theme(name)[key]
     return frozenset(value.split() if isinstance(value, str) else value)
