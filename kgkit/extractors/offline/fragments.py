@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import DEMONYMS, DETERMINERS, HONORIFICS, MONTHS, QUOTE_MARKS, TITLES
 from kgkit.extractors.offline.parsed import NICKNAMED, QUOTED, sentence_of
+from kgkit.extractors.offline.passes import Mention
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
     from kgkit.extractors.offline.gazetteer import Places
-    from kgkit.extractors.offline.mentions import Mention
 
 __all__ = ["date_like", "drop_fragments", "runs_on", "split_joined"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
@@ -54,7 +54,7 @@ from kgkit.extractors.offline.lexicon import (
 )
 from kgkit.extractors.offline.nonnames import drop_non_names
 from kgkit.extractors.offline.parsed import join_clitics, nicknamed
-from kgkit.extractors.offline.passes import MentionPass, PassContext, add_counts, run_passes
+from kgkit.extractors.offline.passes import Mention, MentionPass, PassContext, add_counts, run_passes
 from kgkit.extractors.offline.spans import (
     NICKNAMED,
     QUOTED,
@@ -86,19 +86,6 @@ _NOT_NAMES = words("mentions", "not_names")
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
 _ADJECTIVE_END = re.compile(r"(?:ary|al|ic|ive|ous)$")
 _DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
-
-
-@dataclass(frozen=True)
-class Mention:
-    name: str  # canonical name
-    type: str
-    label: str  # spaCy's label (WORK_OF_ART for a quoted title)
-    start: int  # char offsets of the cleaned name in the parsed piece
-    end: int
-    first: int  # token range [first, last)
-    last: int
-    title: str = ""
-    votes: tuple[tuple[str, float], ...] = ()  # (domain type, weight), best first
 
 
 def format_votes(votes: Sequence[tuple[str, float]]) -> str:

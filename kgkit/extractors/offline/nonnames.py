@@ -1,29 +1,12 @@
-"""Capitalised words that name no thing: units and era markers beside a number, royal styles, grades and chart
-positions, certification levels, a common noun said again after "this", a sentence's opening adverb, a
-minister's portfolio, a person's noun or a player's position alone, a compass point, a ship's hull number, the
-initials of a title; and a span of years after a name.
+"""Capitalised words that name no thing, and a span of years after a name.
 
-A mention is dropped when it is:
-
-- a unit of measure, a currency, a time zone or an era marker beside a number ("1600 MW", "the 16th century
-  BCE", "AD 79", "Rs 500 crore"): an amount or a date, which the extractor keeps out of the graph;
-- a royal style alone ("TRH the Duke and Duchess of Cornwall": Their Royal Highnesses);
-- a grade, list, class or category and its number or letter ("a Grade II listed building", "his List A debut", "a
-  Category 5 hurricane"), or a chart position ("reached the Top 5");
-- a certification level, alone or after a nationality word, before what it certifies or after "certified" ("a
-  Diamond certification", "a certified Canadian Gold album");
-- one word after "this", "these" or "those" that the text also writes in lower case: a common noun standing for a
-  name said before ("the contest ... the other entries of this Contest"; not "this Congress", "these Frenchmen");
-- one word opening a sentence that the parser reads as an adverbial, not as a noun ("Hitherto on the screen");
-- a minister's portfolio ("Minister for Social Protection": the ministry's name is not "Social Protection");
-- a person's noun or a player's position alone, capitalised ("nominated Artist for Peace", "a Physician
-  Assistant", "Midfielder"): a role, not a person;
-- a compass point alone ("41 Avenue SW");
-- a hull or pennant number in brackets ("USS Israel (DD-98)"): an identifier of the ship named before it;
-- an acronym in brackets spelling the titles before it ("a Teachta Dála (TD)"): a title too.
-
-A span of years after a name is cut from it: "the Department of Social Welfare 1993 to 1994" -> "Department of
-Social Welfare".
+A mention is dropped when one rule of NON_NAME_RULES holds (the first one is its reason, counted by the
+"non-names" pass): a unit, currency, time zone or era marker beside a number (an amount or a date, which the
+extractor keeps out of the graph), a royal style alone, a grade or chart position, a certification level, a common
+noun said again after "this" that the text also writes in lower case, a sentence's opening adverbial, a minister's
+portfolio, a person's noun or a player's position alone, a compass point, a ship's hull number in brackets, the
+initials of the titles before a bracket. A span of years after a name is cut from it: "the Department of Social
+Welfare 1993 to 1994" -> "Department of Social Welfare".
 """
 
 from __future__ import annotations
@@ -35,13 +18,11 @@ from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, DEMONYMS, TITLES
 from kgkit.extractors.offline.parsed import text_of
-from kgkit.extractors.offline.passes import PassContext
+from kgkit.extractors.offline.passes import Mention, PassContext
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
-
-    from kgkit.extractors.offline.mentions import Mention
 
 __all__ = ["NON_NAME_RULES", "drop_non_names", "names_no_thing"]
 
@@ -128,10 +109,10 @@ def _portfolio(p: _Place) -> bool:
 
 NON_NAME_RULES: tuple[tuple[str, Callable[[_Place], bool]], ...] = (
     ("unit", _unit),  # "1600 MW", "the 16th century BCE", "AD 79", "Rs 500 crore"
-    ("style", lambda p: p.one is not None and p.one.text in _STYLES),  # "TRH the Duke"
-    ("grade", _grade),  # "Grade II", "List A", "the Top 5"
-    ("certification", _certification),  # "a Diamond certification"
-    ("anaphor", _anaphor),  # "this Contest"
+    ("style", lambda p: p.one is not None and p.one.text in _STYLES),  # "TRH the Duke and Duchess of Cornwall"
+    ("grade", _grade),  # "a Grade II listed building", "his List A debut", "a Category 5 hurricane", "the Top 5"
+    ("certification", _certification),  # "a Diamond certification", "a certified Canadian Gold album"
+    ("anaphor", _anaphor),  # "the other entries of this Contest" (not "this Congress", "these Frenchmen")
     ("adverb", lambda p: p.one is not None and p.one.is_sent_start and p.one.dep_ in _ADVERBIAL and p.label != "NORP"),
     ("portfolio", _portfolio),  # "Minister for Social Protection"
     ("role", lambda p: p.one is not None and p.one.is_title  # "nominated Artist for Peace", "a Physician Assistant"

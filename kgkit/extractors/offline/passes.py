@@ -27,7 +27,22 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-__all__ = ["MentionPass", "PassContext", "add_counts", "run_passes"]
+__all__ = ["Mention", "MentionPass", "PassContext", "add_counts", "run_passes"]
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One mention of a name in a parsed piece: the record every mention pass takes and returns."""
+
+    name: str  # canonical name
+    type: str
+    label: str  # spaCy's label (WORK_OF_ART for a quoted title)
+    start: int  # char offsets of the cleaned name in the parsed piece
+    end: int
+    first: int  # token range [first, last)
+    last: int
+    title: str = ""
+    votes: tuple[tuple[str, float], ...] = ()  # (domain type, weight), best first
 
 
 class _Ranged(Protocol):
