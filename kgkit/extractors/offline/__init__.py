@@ -25,7 +25,6 @@ from kgkit.extractors.offline.extractor import (
     CONFIDENCE,
     DEFAULT_MODEL,
     ENTITY_CONFIDENCE,
-    RULES_VERSION,
     TYPED_ONLY,
     OfflineExtractor,
     load_model,
@@ -34,4 +33,4 @@ from kgkit.extractors.offline.extractor import (
 from kgkit.extractors.offline.rules import COOCCURRENCE_PREDICATE, MAX_COOCCURRING
 
 __all__ = ["CONFIDENCE", "COOCCURRENCE_PREDICATE", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "MAX_COOCCURRING",
-           "RULES_VERSION", "TYPED_ONLY", "OfflineExtractor", "load_model", "split_text"]
+           "TYPED_ONLY", "OfflineExtractor", "load_model", "split_text"]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import HEADS
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -21,8 +22,7 @@ __all__ = ["edition_number", "editions"]
 
 _EDITION = re.compile(r"(?:1[5-9]\d\d|20\d\d)(?:[–-]\d\d(?:\d\d)?)?|\d{1,3}(?:st|nd|rd|th)")  # 2004, 2016–17, 24th
 _EVENT_HEADS = frozenset(w for w, label in HEADS.items() if label == "EVENT") | {"trophy", "season", "census", "prix"}
-_UNIT_HEADS = frozenset(["division", "regiment", "brigade", "battalion", "corps", "army", "fleet", "squadron", "wing",
-                         "district", "congress", "parliament", "legislature", "assembly"])
+_UNIT_HEADS = words("editions", "unit_heads")
 
 
 def edition_number(tokens: Sequence[Token]) -> bool:

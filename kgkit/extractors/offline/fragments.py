@@ -29,26 +29,25 @@ from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import DEMONYMS, DETERMINERS, HONORIFICS, MONTHS, QUOTE_MARKS, TITLES
 from kgkit.extractors.offline.parsed import NICKNAMED, QUOTED, sentence_of
+from kgkit.extractors.offline.passes import Mention
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
     from kgkit.extractors.offline.gazetteer import Places
-    from kgkit.extractors.offline.mentions import Mention
 
 __all__ = ["date_like", "drop_fragments", "runs_on", "split_joined"]
 
 # tags of words that are no part of a name even when capitalised: verbs, adverbs, function words, pronouns
-_NOT_NAME_TAGS = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PDT", "PRP",
-                            "PRP$", "WDT", "WP", "WP$", "WRB", "CC", "UH", "TO", "EX", "POS"])
-_KEEP_LABELS = frozenset(["WORK_OF_ART"])  # a quoted title's words
-_OF_LABELS = frozenset(["ORG", "EVENT", "FAC"])
-_TIME_WORDS = frozenset(["calendar", "fiscal", "financial", "year", "years", "quarter", "month", "week", "day", "spring",
-                         "summer", "autumn", "fall", "winter", "of"])
-_SPANS = frozenset(["year", "years", "quarter", "month", "week"])
+_NOT_NAME_TAGS = words("fragments", "not_name_tags")
+_KEEP_LABELS = words("fragments", "keep_labels")  # a quoted title's words
+_OF_LABELS = words("fragments", "of_labels")
+_TIME_WORDS = words("fragments", "time_words")
+_SPANS = words("fragments", "spans")
 _ROMAN = re.compile(r"[IVX]+\.")
-_ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"])  # "Sixty-first"
-_ROLE_WORDS = frozenset(["acting", "deputy", "vice", "former", "co", "executive", "dowager", "champion", "interim"])
+_ORDINALS = words("fragments", "ordinals")  # "Sixty-first"
+_ROLE_WORDS = words("fragments", "role_words")
 
 
 def _role(token: Token) -> bool:
@@ -173,8 +172,8 @@ def drop_fragments(doc: Doc, mentions: list[Mention]) -> list[Mention]:
         or not (runs_on(doc, m.first, m.last, m.label == "PERSON", m.label == "NORP") or _cut_before_of(doc, m)))]
 
 
-_DASHES = frozenset(["-", "–", "—"])
-_TOWNS = frozenset(["city", "region"])  # not countries: "Austria-Hungary" is one state
+_DASHES = words("fragments", "dashes")
+_TOWNS = words("fragments", "towns")  # not countries: "Austria-Hungary" is one state
 
 
 def split_joined(doc: Doc, first: int, last: int, places: Places) -> list[tuple[int, int]]:
@@ -204,7 +203,7 @@ def split_joined(doc: Doc, first: int, last: int, places: Places) -> list[tuple[
     return _team_of_league(doc, first, last)
 
 
-_LEAGUES = frozenset(["league", "conference", "association", "division", "federation", "circuit"])
+_LEAGUES = words("fragments", "leagues")
 
 
 def _team_of_league(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, DEMONYMS, DETERMINERS, GENERIC, HEADS, QUOTE_MARKS
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -29,11 +30,10 @@ if TYPE_CHECKING:
 
 __all__ = ["split_fused"]
 
-_LEGAL = frozenset(["fc", "f.c.", "afc", "sc", "cf", "inc", "inc.", "ltd", "ltd.", "plc", "gmbh", "llc", "s.a.",
-                    "a.s."])
-_PAIR_CUES = frozenset(["between", "both"])
-_MEETING = frozenset(["crossroads", "intersection", "junction", "corner", "confluence"])
-_TYPED_ALONE = frozenset(["PERSON", "GPE", "LOC", "NORP"])  # labels that hold for each of two one-word names
+_LEGAL = words("fused", "legal")
+_PAIR_CUES = words("fused", "pair_cues")
+_MEETING = words("fused", "meeting")
+_TYPED_ALONE = words("fused", "typed_alone")  # labels that hold for each of two one-word names
 
 Part = tuple[int, int] | tuple[int, int, str]
 

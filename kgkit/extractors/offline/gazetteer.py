@@ -44,6 +44,7 @@ from typing import Any
 
 from kgkit.core.protocols import StageCache
 from kgkit.core.stage import stage
+from kgkit.extractors.offline.wordlists import theme
 
 __all__ = ["STORED_FORM", "Places", "build_places", "gazetteer_version", "load_places", "plain_spelling",
            "use_places_cache"]
@@ -54,17 +55,7 @@ _LOCK = threading.Lock()
 _LOADED: list[Places] = []
 _CACHES: list[StageCache] = []  # where load_places keeps the gazetteer (the last one given)
 # everyday English names ISO does not use, each -> its ISO 3166 alpha-2 code
-_COMMON_NAMES = {
-    "united states": "US", "united states of america": "US", "america": "US", "u.s.": "US", "u.s.a.": "US",
-    "usa": "US", "us": "US", "britain": "GB", "great britain": "GB", "england": "GB", "scotland": "GB",
-    "wales": "GB", "northern ireland": "GB", "uk": "GB", "u.k.": "GB", "russia": "RU", "soviet union": "SU",
-    "ussr": "SU", "u.s.s.r.": "SU", "south korea": "KR", "north korea": "KP", "korea": "KR", "iran": "IR",
-    "syria": "SY", "vietnam": "VN", "laos": "LA", "bolivia": "BO", "venezuela": "VE", "tanzania": "TZ",
-    "taiwan": "TW", "moldova": "MD", "czech republic": "CZ", "czechia": "CZ", "holland": "NL", "the netherlands": "NL",
-    "ivory coast": "CI", "macedonia": "MK", "vatican": "VA", "vatican city": "VA", "palestine": "PS",
-    "brunei": "BN", "cape verde": "CV", "swaziland": "SZ", "east timor": "TL", "persia": "IR", "siam": "TH",
-    "ceylon": "LK", "formosa": "TW", "prussia": "DE", "west germany": "DE", "east germany": "DD",
-}
+_COMMON_NAMES: dict[str, str] = theme("gazetteer")["common_names"]
 
 
 def _version(name: str) -> str:

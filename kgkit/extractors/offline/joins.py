@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import HEADS, HONORIFICS, NAME_PARTICLES, TITLES
 from kgkit.extractors.offline.parsed import sentence_of
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -32,10 +33,9 @@ if TYPE_CHECKING:
 __all__ = ["join_pieces", "verbal_name_word"]
 
 Span3 = tuple[int, int, str]
-_ROYAL = frozenset(["king", "queen", "emperor", "empress", "pope", "tsar", "czar", "tsarina", "kaiser", "sultan", "shah",
-                    "prince", "princess", "duke", "duchess", "archduke", "grand", "pharaoh", "caliph"])
-_REGNAL = frozenset(["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV", "XVI"])
-_VERBAL = frozenset(["VB", "VBZ", "VBP", "VBD", "RB"])
+_ROYAL = words("joins", "royal")
+_REGNAL = words("joins", "regnal")
+_VERBAL = words("joins", "verbal")
 _PLACE_HEADS = frozenset(w for w, label in HEADS.items() if label in ("LOC", "FAC"))
 
 
@@ -82,9 +82,7 @@ def _joined(doc: Doc, a: Span3, b: Span3) -> Span3 | None:
     return None
 
 
-_FOR_HEADS = frozenset(["court", "courts", "commission", "committee", "council", "centre", "center", "society", "institute",
-                        "foundation", "association", "alliance", "coalition", "fund", "trust", "agency", "office", "board",
-                        "ministry", "department", "organization", "organisation", "movement", "union", "tribunal"])
+_FOR_HEADS = words("joins", "for_heads")
 
 
 def _for_head(doc: Doc, a: Span3) -> bool:

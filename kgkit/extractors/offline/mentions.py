@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
@@ -54,6 +54,7 @@ from kgkit.extractors.offline.lexicon import (
 )
 from kgkit.extractors.offline.nonnames import drop_non_names
 from kgkit.extractors.offline.parsed import join_clitics, nicknamed
+from kgkit.extractors.offline.passes import Mention, MentionPass, PassContext, add_counts, run_passes
 from kgkit.extractors.offline.spans import (
     NICKNAMED,
     QUOTED,
@@ -65,38 +66,26 @@ from kgkit.extractors.offline.spans import (
     text_of,
 )
 from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, NAME, head_label, mention_votes, outside_title
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-__all__ = ["Mention", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
+__all__ = ["MENTION_PASSES", "Mention", "candidate_mentions", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
 
 LIST_WEIGHT, LIST_CAP = 0.5, 1.5
 
-_FUNCTION = frozenset(["the", "a", "an", "of", "and", "&", "for", "in", "on", "at", "to", "by", "with", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
-_POSSESSIVES = frozenset(["our", "their", "his", "her", "its", "my", "your"])
+_FUNCTION = words("mentions", "function")
+_POSSESSIVES = words("mentions", "possessives")
 _POSSESSIVE = re.compile(r"(?:\s?['’]s|['’])$")
 _EDGE_CHARS = " \t\r\n\"'“”‘’`.,;:!?()[]{}<>-–—_*/\\|"
 _HYPHENS = {"-", "–"}
 _NOMINAL_OF = re.compile(r"[a-z]+(?:ion|ment|al)")
 _ROMAN = re.compile(r"[IVXLC]+\.?")
-_NOT_NAMES = frozenset(["RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "IN", "DT", "PRP", "PRP$", "WDT", "WP", "WRB", "CC", "UH"])
+_NOT_NAMES = words("mentions", "not_names")
 _BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
 _ADJECTIVE_END = re.compile(r"(?:ary|al|ic|ive|ous)$")
 _DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
-
-
-@dataclass(frozen=True)
-class Mention:
-    name: str  # canonical name
-    type: str
-    label: str  # spaCy's label (WORK_OF_ART for a quoted title)
-    start: int  # char offsets of the cleaned name in the parsed piece
-    end: int
-    first: int  # token range [first, last)
-    last: int
-    title: str = ""
-    votes: tuple[tuple[str, float], ...] = ()  # (domain type, weight), best first
 
 
 def format_votes(votes: Sequence[tuple[str, float]]) -> str:
@@ -109,8 +98,17 @@ def type_of_votes(votes: dict[str, float], fallback: str) -> str:
     return min(votes, key=lambda t: (-votes[t], t)) if votes else fallback
 
 
-def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
-    """The mentions of a parsed text, in text order (none overlap)."""
+def find_mentions(doc: Doc, domain: Domain, places: Places, context: PassContext | None = None) -> list[Mention]:
+    """The mentions of a parsed text, in text order (none overlap): the candidates, then MENTION_PASSES (their
+    counts in `context`)."""
+    context = context or PassContext(domain=domain, places=places)
+    candidates = candidate_mentions(doc, domain, places)
+    add_counts(context.counts, {"candidates": {"added": len(candidates)}})
+    return run_passes(doc, candidates, MENTION_PASSES, context)
+
+
+def candidate_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
+    """The candidate spans (kgkit.extractors.offline.spans) cut, split and cleaned into typed mentions."""
     spans = candidate_spans(doc)
     heading = _heading_sentences(doc)
     out: list[Mention] = []
@@ -121,8 +119,7 @@ def find_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
                      for q in split_pair(doc, *whole, places) for p in split_fused(doc, *q, label, places)):
             if (m := _clean(doc, part[0], part[1], part[2] if len(part) > 2 else label, domain, places, heading)) is not None:
                 out.append(m)
-    out = drop_non_names(doc, drop_fragments(doc, out))
-    return _spelled_out(doc, _pronoun_votes(doc, _list_votes(doc, out), domain.entity_type_for_label("PERSON")))
+    return out
 
 
 def _spelled_out(doc: Doc, mentions: list[Mention]) -> list[Mention]:
@@ -366,10 +363,8 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
                    first=tokens[0].i, last=tokens[-1].i + 1, title=title, votes=votes)
 
 
-_NOT_ROLES = frozenset(["general", "major", "master", "field", "head", "chief", "count", "dean", "justice", "saint",
-                        "father", "officer", "representative", "speaker", "writer", "editor", "director", "producer",
-                        "composer", "prophet", "envoy"])  # also open names ("General Motors", "Major League") or roles
-_ROLE_WORDS = frozenset(["and", "-", "–", "co", "former", "acting", "dowager", "executive", "vice", "deputy", "foreign"])
+_NOT_ROLES = words("mentions", "not_roles")  # also open names ("General Motors", "Major League") or roles
+_ROLE_WORDS = words("mentions", "role_words")
 
 
 def _role_of(tokens: list[Token]) -> list[Token] | None:
@@ -450,3 +445,13 @@ def _keeps_dot(name: str) -> bool:
     if len(words) > 1 and len(last) == 2 and not re.fullmatch(r"[a-z]\.", words[-2].lower()):
         return last in SUFFIXES  # "World War I.": a name never ends in an initial, so the dot ends the sentence
     return last in SUFFIXES or bool(re.fullmatch(r"(?:[a-z]\.)+", last))
+
+
+MENTION_PASSES: tuple[MentionPass, ...] = (
+    MentionPass("fragments", lambda doc, ms, ctx: drop_fragments(doc, ms)),
+    MentionPass("non-names", drop_non_names),
+    MentionPass("list votes", lambda doc, ms, ctx: _list_votes(doc, ms)),
+    MentionPass("pronoun votes", lambda doc, ms, ctx: _pronoun_votes(doc, ms, ctx.domain.entity_type_for_label("PERSON"))),
+    MentionPass("spelled out", lambda doc, ms, ctx: _spelled_out(doc, ms)),
+)
+"""The passes `find_mentions` runs over the candidates, in order (the extractor's context votes follow)."""

@@ -1,69 +1,48 @@
-"""Capitalised words that name no thing: units and era markers beside a number, royal styles, grades and chart
-positions, certification levels, a common noun said again after "this", a sentence's opening adverb, a
-minister's portfolio, a person's noun or a player's position alone, a compass point, a ship's hull number, the
-initials of a title; and a span of years after a name.
+"""Capitalised words that name no thing, and a span of years after a name.
 
-A mention is dropped when it is:
-
-- a unit of measure, a currency, a time zone or an era marker beside a number ("1600 MW", "the 16th century
-  BCE", "AD 79", "Rs 500 crore"): an amount or a date, which the extractor keeps out of the graph;
-- a royal style alone ("TRH the Duke and Duchess of Cornwall": Their Royal Highnesses);
-- a grade, list, class or category and its number or letter ("a Grade II listed building", "his List A debut", "a
-  Category 5 hurricane"), or a chart position ("reached the Top 5");
-- a certification level, alone or after a nationality word, before what it certifies or after "certified" ("a
-  Diamond certification", "a certified Canadian Gold album");
-- one word after "this", "these" or "those" that the text also writes in lower case: a common noun standing for a
-  name said before ("the contest ... the other entries of this Contest"; not "this Congress", "these Frenchmen");
-- one word opening a sentence that the parser reads as an adverbial, not as a noun ("Hitherto on the screen");
-- a minister's portfolio ("Minister for Social Protection": the ministry's name is not "Social Protection");
-- a person's noun or a player's position alone, capitalised ("nominated Artist for Peace", "a Physician
-  Assistant", "Midfielder"): a role, not a person;
-- a compass point alone ("41 Avenue SW");
-- a hull or pennant number in brackets ("USS Israel (DD-98)"): an identifier of the ship named before it;
-- an acronym in brackets spelling the titles before it ("a Teachta Dála (TD)"): a title too.
-
-A span of years after a name is cut from it: "the Department of Social Welfare 1993 to 1994" -> "Department of
-Social Welfare".
+A mention is dropped when one rule of NON_NAME_RULES holds (the first one is its reason, counted by the
+"non-names" pass): a unit, currency, time zone or era marker beside a number (an amount or a date, which the
+extractor keeps out of the graph), a royal style alone, a grade or chart position, a certification level, a common
+noun said again after "this" that the text also writes in lower case, a sentence's opening adverbial, a minister's
+portfolio, a person's noun or a player's position alone, a compass point, a ship's hull number in brackets, the
+initials of the titles before a bracket. A span of years after a name is cut from it: "the Department of Social
+Welfare 1993 to 1994" -> "Department of Social Welfare".
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, DEMONYMS, TITLES
 from kgkit.extractors.offline.parsed import text_of
+from kgkit.extractors.offline.passes import Mention, PassContext
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-    from kgkit.extractors.offline.mentions import Mention
+__all__ = ["NON_NAME_RULES", "drop_non_names", "names_no_thing"]
 
-__all__ = ["drop_non_names", "names_no_thing"]
-
-_UNITS = frozenset(["BCE", "BC", "CE", "AD", "B.C.", "A.D.", "B.C.E.", "C.E.", "BP", "MW", "GW", "kW", "TW", "MWh",
-                    "GWh", "TWh", "kWh", "MWe", "km", "mph", "kph", "Mbit", "Gbit", "MHz", "GHz", "kHz", "GRT", "BRT",
-                    "NRT", "DWT", "GT", "TEU", "GB", "MB", "TB", "KB", "AM", "PM", "A.M.", "P.M.", "UTC", "GMT", "EST",
-                    "EDT", "CST", "CDT", "MST", "PST", "PDT", "CET", "CEST", "IST", "JST", "AEST", "BST"])
-_CURRENCIES = frozenset(["USD", "EUR", "GBP", "JPY", "INR", "CHF", "AUD", "CAD", "CNY", "RMB", "Rs", "Rs.", "SEK", "NOK",
-                         "DKK", "PLN", "CZK", "HUF", "RUB", "BRL", "MXN", "ZAR", "KRW", "TRY", "HKD", "NZD", "SGD"])
-_ERAS = frozenset(["AD", "A.D.", "BC", "B.C.", "BCE", "CE"])
-_BEFORE_ERA = frozenset(["century", "centuries", "millennium", "millennia"])
-_STYLES = frozenset(["HRH", "TRH", "HSH", "HIH", "HIRH"])
-_GRADES = frozenset(["grade", "list", "category", "class", "tier", "level"])
+_UNITS = words("nonnames", "units")
+_CURRENCIES = words("nonnames", "currencies")
+_ERAS = words("nonnames", "eras")
+_BEFORE_ERA = words("nonnames", "before_era")
+_STYLES = words("nonnames", "styles")
+_GRADES = words("nonnames", "grades")
 _GRADE_MARK = re.compile(r"(?:[IVX]+|\d+|[A-Z])\*?")
-_LEVELS = frozenset(["gold", "platinum", "diamond", "silver", "multi-platinum", "double", "triple"])
-_CERTIFIED = frozenset(["certification", "certifications", "certificate", "album", "albums", "single", "singles",
-                        "record", "records", "disc", "status", "sales", "award"])
-_DEMONSTRATIVES = frozenset(["this", "these", "those"])
-_ADVERBIAL = frozenset(["advmod", "advcl", "npadvmod", "intj", "mark", "cc", "prep", "aux", "neg"])
-_PORTFOLIO_HOLDERS = frozenset(["minister", "ministers", "secretary", "spokesman", "spokesperson", "spokeswoman"])
-_POSITIONS = frozenset(["forward", "forwards", "midfielder", "goalkeeper", "defender", "quarterback", "pitcher", "catcher", "shortstop", "winger", "striker", "fullback", "halfback", "linebacker", "centre-back", "center-back", "wicket-keeper", "batsman", "bowler", "all-rounder"])
-_COMPASS = frozenset(["N", "S", "E", "W", "NE", "NW", "SE", "SW", "NNE", "ENE", "ESE", "SSE", "SSW", "WSW", "WNW", "NNW"])
+_LEVELS = words("nonnames", "levels")
+_CERTIFIED = words("nonnames", "certified")
+_DEMONSTRATIVES = words("nonnames", "demonstratives")
+_ADVERBIAL = words("nonnames", "adverbial")
+_PORTFOLIO_HOLDERS = words("nonnames", "portfolio_holders")
+_POSITIONS = words("nonnames", "positions")
+_COMPASS = words("nonnames", "compass")
 _HULL = re.compile(r"[A-Z]{1,4}-\d{1,4}")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
-_RANGE = frozenset(["to", "-", "–", "—", "and", "until"])
+_RANGE = words("nonnames", "range")
 
 
 def _numeric(token: Token | None) -> bool:
@@ -78,44 +57,72 @@ def names_no_thing(doc: Doc, first: int, last: int, label: str) -> str:
     >>> names_no_thing(doc, 4, 5, "ORG"), names_no_thing(doc, 11, 13, "LOC"), names_no_thing(doc, 0, 1, "ORG")
     ('unit', 'grade', '')
     """
-    words = doc[first:last]
-    one = words[0] if len(words) == 1 else None
-    before = next((t for t in reversed(doc[:first]) if not t.is_space), None)
-    after = next((t for t in doc[last:] if not t.is_space), None)
-    if one is not None and (
-            (one.text in _UNITS and (_numeric(before) or (before is not None and before.lower_ in _BEFORE_ERA)))
-            or (one.text in _CURRENCIES and (_numeric(before) or _numeric(after)))
-            or (one.text in _ERAS and _numeric(after))):
-        return "unit"
-    if one is not None and one.text in _STYLES:
-        return "style"
-    mark = words[1] if len(words) == 2 else after if one is not None else None
-    if (mark is not None and words[0].lower_ in _GRADES and words[0].text[:1].isupper()
-            and _GRADE_MARK.fullmatch(mark.text)) or (len(words) == 2 and words[0].text == "Top" and words[1].like_num):
-        return "grade"
-    if any(w.lower_ in _LEVELS for w in words) and all(w.lower_ in _LEVELS or w.lower_ in DEMONYMS for w in words) and (
-            (after is not None and after.is_lower and after.lower_ in _CERTIFIED)
-            or (before is not None and before.lower_ in ("certified", "went", "gone"))):
-        return "certification"
-    if (one is not None and before is not None and before.text in _DEMONSTRATIVES and one.is_alpha
-            and label not in ("PERSON", "NORP") and one.lower_ not in DEMONYMS and _written_lower(doc, one.lower_)):
-        return "anaphor"
-    if one is not None and one.is_sent_start and one.dep_ in _ADVERBIAL and label != "NORP":
-        return "adverb"
-    if (before is not None and before.lower_ == "for" and first >= 2 and doc[first - 2].lower_ in _PORTFOLIO_HOLDERS
-            and label not in ("GPE", "LOC", "NORP")):
-        return "portfolio"
-    if one is not None and one.is_title and (CLASSIFIERS.get(one.lower_) == "PERSON" or one.lower_ in _POSITIONS):
-        return "role"  # "nominated Artist for Peace", "a Physician Assistant"
-    if one is not None and one.text in _COMPASS:
-        return "compass"
-    if (one is not None and _HULL.fullmatch(one.text) and before is not None and before.text == "("
-            and after is not None and after.text == ")"):
-        return "hull number"
-    if one is not None and one.is_upper and one.is_alpha and before is not None and before.text == "(" \
-            and after is not None and after.text == ")" and _spells_title(doc, before.i, one.text):
-        return "role"
-    return ""
+    place = _Place(doc, first, last, label)
+    return next((reason for reason, names_nothing in NON_NAME_RULES if names_nothing(place)), "")
+
+
+class _Place:
+    """Capitalised words doc[first:last] with their label and neighbours (what each rule looks at)."""
+
+    def __init__(self, doc: Doc, first: int, last: int, label: str) -> None:
+        self.doc, self.first, self.last, self.label = doc, first, last, label
+        self.words = doc[first:last]
+        self.one = self.words[0] if len(self.words) == 1 else None
+        self.before = next((t for t in reversed(doc[:first]) if not t.is_space), None)
+        self.after = next((t for t in doc[last:] if not t.is_space), None)
+
+    def bracketed(self) -> bool:
+        return self.before is not None and self.before.text == "(" and self.after is not None and self.after.text == ")"
+
+
+def _unit(p: _Place) -> bool:
+    one, before = p.one, p.before
+    return one is not None and (
+        (one.text in _UNITS and (_numeric(before) or (before is not None and before.lower_ in _BEFORE_ERA)))
+        or (one.text in _CURRENCIES and (_numeric(before) or _numeric(p.after)))
+        or (one.text in _ERAS and _numeric(p.after)))
+
+
+def _grade(p: _Place) -> bool:
+    words = p.words
+    mark = words[1] if len(words) == 2 else p.after if p.one is not None else None
+    return (mark is not None and words[0].lower_ in _GRADES and words[0].text[:1].isupper()
+            and bool(_GRADE_MARK.fullmatch(mark.text))) or (len(words) == 2 and words[0].text == "Top" and words[1].like_num)
+
+
+def _certification(p: _Place) -> bool:
+    return any(w.lower_ in _LEVELS for w in p.words) and all(w.lower_ in _LEVELS or w.lower_ in DEMONYMS for w in p.words) and (
+        (p.after is not None and p.after.is_lower and p.after.lower_ in _CERTIFIED)
+        or (p.before is not None and p.before.lower_ in ("certified", "went", "gone")))
+
+
+def _anaphor(p: _Place) -> bool:
+    one = p.one
+    return (one is not None and p.before is not None and p.before.text in _DEMONSTRATIVES and one.is_alpha
+            and p.label not in ("PERSON", "NORP") and one.lower_ not in DEMONYMS and _written_lower(p.doc, one.lower_))
+
+
+def _portfolio(p: _Place) -> bool:
+    return (p.before is not None and p.before.lower_ == "for" and p.first >= 2
+            and p.doc[p.first - 2].lower_ in _PORTFOLIO_HOLDERS and p.label not in ("GPE", "LOC", "NORP"))
+
+
+NON_NAME_RULES: tuple[tuple[str, Callable[[_Place], bool]], ...] = (
+    ("unit", _unit),  # "1600 MW", "the 16th century BCE", "AD 79", "Rs 500 crore"
+    ("style", lambda p: p.one is not None and p.one.text in _STYLES),  # "TRH the Duke and Duchess of Cornwall"
+    ("grade", _grade),  # "a Grade II listed building", "his List A debut", "a Category 5 hurricane", "the Top 5"
+    ("certification", _certification),  # "a Diamond certification", "a certified Canadian Gold album"
+    ("anaphor", _anaphor),  # "the other entries of this Contest" (not "this Congress", "these Frenchmen")
+    ("adverb", lambda p: p.one is not None and p.one.is_sent_start and p.one.dep_ in _ADVERBIAL and p.label != "NORP"),
+    ("portfolio", _portfolio),  # "Minister for Social Protection"
+    ("role", lambda p: p.one is not None and p.one.is_title  # "nominated Artist for Peace", "a Physician Assistant"
+     and (CLASSIFIERS.get(p.one.lower_) == "PERSON" or p.one.lower_ in _POSITIONS)),
+    ("compass", lambda p: p.one is not None and p.one.text in _COMPASS),  # "41 Avenue SW"
+    ("hull number", lambda p: p.one is not None and bool(_HULL.fullmatch(p.one.text)) and p.bracketed()),
+    ("title initials", lambda p: p.one is not None and p.one.is_upper and p.one.is_alpha and p.bracketed()
+     and _spells_title(p.doc, p.before.i, p.one.text)),  # "Teachta Dála (TD)"
+)
+"""The reasons a mention names no thing, each with its rule, asked in this order (the first that holds wins)."""
 
 
 def _written_lower(doc: Doc, word: str) -> bool:
@@ -131,9 +138,11 @@ def _spells_title(doc: Doc, bracket: int, letters: str) -> bool:
             and "".join(w.text[0] for w in words) == letters)
 
 
-def drop_non_names(doc: Doc, mentions: list[Mention]) -> list[Mention]:
-    """The mentions without those that name no thing (`names_no_thing`), and without a span of years they end in."""
-    return [_without_years(doc, m) for m in mentions if not names_no_thing(doc, m.first, m.last, m.label)]
+def drop_non_names(doc: Doc, mentions: list[Mention], context: PassContext) -> list[Mention]:
+    """The mentions without those that name no thing (`names_no_thing`, the reason counted in `context`), and
+    without a span of years they end in."""
+    kept = context.keep(mentions, lambda m: names_no_thing(doc, m.first, m.last, m.label))
+    return [_without_years(doc, m) for m in kept]
 
 
 def _without_years(doc: Doc, m: Mention) -> Mention:

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, HYPOTHETICAL, MODAL, NEGATING
 from kgkit.extractors.offline.mentions import Mention, sentence_of
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -52,9 +53,9 @@ COOCCURRENCE_PREDICATE = "mentioned with"  # a domain opts in by giving it a typ
 MAX_COOCCURRING = 5  # sentences naming more entities than this are lists: no co-occurrence pairs from them
 _OBJECT_DEPS = ("dobj", "attr", "oprd", "dative")
 _MODIFIER_DEPS = ("poss", "amod", "compound", "nmod")
-_PRONOUNS = frozenset({"he", "she", "him"})
-_PERSONAL = frozenset({"he", "she", "his", "her"})  # pronouns for a person topic
-_IMPERSONAL = frozenset({"it", "its", "they", "their"})  # ... for any other topic (a band: "they")
+_PRONOUNS = words("rules", "pronouns")
+_PERSONAL = words("rules", "personal")  # pronouns for a person topic
+_IMPERSONAL = words("rules", "impersonal")  # ... for any other topic (a band: "they")
 _WORK_TYPES = ("WORK_OF_ART", "PRODUCT", "LAW")
 _PLACE_LABELS = ("GPE", "LOC", "FAC")
 

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, QUOTE_MARKS, TITLES
 from kgkit.extractors.offline.parsed import QUOTED, closes, sentence_of
 from kgkit.extractors.offline.votes import NAME
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 __all__ = ["classified_titles", "defined_subjects", "quoted_titles"]
 
-_TITLE_WORDS = frozenset(["of", "the", "and", "for", "in", "at", "a", "an", "on", "to", "against", "with", "from", "by",
-                          "'s", "’s", "'", "’", "-", "–", ":", "&"])
+_TITLE_WORDS = words("titles", "title_words")
 
 
 def defined_subjects(doc: Doc) -> list[tuple[int, int, str]]:
@@ -49,8 +49,8 @@ def defined_subjects(doc: Doc) -> list[tuple[int, int, str]]:
     return out
 
 
-_DETERMINERS = frozenset(["the", "a", "an"])
-_JOINS_TITLE = frozenset(["of", "the", "and", "a", "an", "for", "to", "at", "in", "on", "against", "from"])
+_DETERMINERS = words("titles", "determiners")
+_JOINS_TITLE = words("titles", "joins_title")
 _APART = ("GPE", "LOC", "PERSON", "ORG", "NORP", "DATE")  # after "in", "and" ...: another thing, not the title's
 
 
