@@ -63,6 +63,7 @@ plural nickname is a team ("Los Angeles Lakers": 2.0).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
@@ -81,6 +82,7 @@ from kgkit.extractors.offline.cues import (
     renamed_label,
     with_people,
 )
+from kgkit.extractors.offline.fitted import record_cues, type_weights, weight_of
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
     BY_PERSON,
@@ -107,9 +109,10 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTEXT_WEIGHT", "HEAD_WEIGHT", "NAME", "head_label", "mention_votes", "outside_title"]
 
-LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
-COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, ORG_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 1.1, 2.5
-ACRONYM_WEIGHT, NAME_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT, WEAK_WEIGHT = 1.2, 0.1, 1.5, 2.0, 1.2  # weak: outweighs a bare label only
+# the hand-set scale the votes added after this one (list, pronoun, context votes) are read on; the cues' own
+# weights are kgkit.extractors.offline.fitted.type_weights() (fitted on gold, hand-set in HAND_WEIGHTS)
+LABEL_WEIGHT, HEAD_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT = 1.0, 2.0, 1.5, 2.0
+_BY_LABEL = frozenset(["label", "head", "classifier", "context"])  # cues whose weight may differ by the label voted
 NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
 # corpus-level stage (kgkit.stages.coref) finds a type for it or a full name it stands for
 _DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
@@ -342,80 +345,92 @@ def _given_name(tokens: list[Token]) -> bool:
 def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Token], domain: Domain,
                   places: Places, quoted: bool, *, aliases: bool = True) -> tuple[tuple[str, float], ...]:
     """(domain type, weight) pairs, best first, for the mention `tokens` named `name` with spaCy's `label`."""
-    votes: dict[str, float] = {}
+    weights, cues = type_weights(), []
 
-    def add(lab: str, weight: float) -> None:
+    def add(lab: str, cue: str) -> None:
         if (etype := domain.entity_type_for_label(lab)) is not None:
-            votes[etype] = votes.get(etype, 0.0) + weight
+            cues.append((f"{cue}:{lab}" if cue in _BY_LABEL else cue, etype))
 
-    add(label, LABEL_WEIGHT)
+    add(label, "label")
     root = _root(tokens)
     if label == "NORP" and not quoted and (cls := _classifier(doc, tokens, root)) is not None:
-        add(cls, CLASSIFIER_WEIGHT)  # "Alexeni is a commune ..."
+        add(cls, "classifier")  # "Alexeni is a commune ..."
     if (label == "LANGUAGE" and len(tokens) == 1 and tokens[0].lower_ in DEMONYMS and tokens[0].dep_ in ("amod", "compound")
             and tokens[0].head.pos_ in ("NOUN", "PROPN")):
-        add("NORP", DEMONYM_WEIGHT)  # "an English actor": a nationality, not the language
+        add("NORP", "demonym")  # "an English actor": a nationality, not the language
     elif quoted or (label in ("NORP", "LAW", "LANGUAGE") and not title):
         pass  # a nationality, a quoted title, a law: the label says it; head words and places do not
     elif len(tokens) == 1 and tokens[0].lower_ in DEMONYMS:
-        add("NORP", DEMONYM_WEIGHT)  # "Americans": a group, whatever spaCy said
+        add("NORP", "demonym")  # "Americans": a group, whatever spaCy said
     elif len(tokens) == 1 and tokens[0].lower_ in _REGIONS:
-        add("LOC", HEAD_WEIGHT)  # "the Northwest", "the Midwest"
+        add("LOC", "head")  # "the Northwest", "the Midwest"
     else:
         if (head := head_label(tokens)) is not None:
-            add(head, HEAD_WEIGHT)
+            add(head, "head")
         if (cls := _classifier(doc, tokens, root)) is not None:
-            add(cls, CLASSIFIER_WEIGHT)
+            add(cls, "classifier")
         if title or outside_title(doc, tokens[0]):
-            add("PERSON", TITLE_WEIGHT)
+            add("PERSON", "title")
         kind = places.kind(name)
         if kind in ("city", "region") and len(tokens) == 1 and name.isupper() and len(name) > 2:
             kind = None  # "ABBA": capitals are an acronym or a band, not the town of Abba
         if head is None and kind is None and _team(tokens, places):
-            add("ORG", HEAD_WEIGHT)  # "San Antonio Spurs", "Fort Wayne Zollner Pistons": a team
+            add("ORG", "team")  # "San Antonio Spurs", "Fort Wayne Zollner Pistons": a team
         if kind == "country" or kind == "continent":
-            add("GPE", COUNTRY_WEIGHT)
+            add("GPE", "country")
         elif kind is not None:
-            add("GPE", PLACE_WEIGHT if len(tokens) > 1 or _no_surname(tokens[0], label)
-                else ORG_PLACE_WEIGHT if label == "ORG" else SHORT_PLACE_WEIGHT)
+            add("GPE", "place" if len(tokens) > 1 or _no_surname(tokens[0], label)
+                else "org_place" if label == "ORG" else "short_place")
         prep = tokens[-1].head
         if tokens[-1].dep_ == "pobj" and (
             (label in ("PERSON", "PRODUCT", NAME) and prep.lower_ in LOCATIVE)
                 or (label in ("PERSON", "PRODUCT", "ORG", "WORK_OF_ART", NAME)
                     and ((prep.lower_ in DIRECTIONAL and prep.head.lemma_.lower() in MOTION)
                          or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)))):
-            add("GPE", LOCATIVE_WEIGHT)  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
+            add("GPE", "locative")  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
         elif (label == "ORG" and len(tokens) == 1 and tokens[0].dep_ == "pobj" and prep.lower_ in LOCATIVE
               and prep.lower_ != "at" and tokens[0].is_title and _head_word(tokens[0]) is None
               and tokens[0].lower_ not in GENERIC):
-            add("GPE", LOCATIVE_WEIGHT)  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
+            add("GPE", "locative")  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
         if kind is None and (_DOTTED.fullmatch(name) or (label == "PERSON" and _ACRONYM.fullmatch(name))):
-            add("ORG", ACRONYM_WEIGHT)  # "N.R.A.", "OFLC": capitals that are no known place and no person's name
+            add("ORG", "acronym")  # "N.R.A.", "OFLC": capitals that are no known place and no person's name
         if label == "PERSON" and len(tokens) > 1 and any(ch.isdigit() for ch in tokens[-1].text) and head is None:
-            add("WORK_OF_ART" if tokens[-1].is_digit else "PRODUCT", CONTEXT_WEIGHT)  # "Ong Bak 2", "Sikorsky S-38"
+            add("WORK_OF_ART" if tokens[-1].is_digit else "PRODUCT", "numbered")  # "Ong Bak 2", "Sikorsky S-38"
         if _CALL_SIGN.fullmatch(name):
-            add("ORG", CLASSIFIER_WEIGHT)  # "CKNL-FM", "WNBC-TV": a broadcaster's call sign
+            add("ORG", "call_sign")  # "CKNL-FM", "WNBC-TV": a broadcaster's call sign
         if (cue := _context(doc, tokens, root, places)) is not None and not (cue == "PERSON" and label == NAME) \
                 and not (cue == "ORG" and label == "PERSON" and len(tokens) > 1):
-            add(cue, CONTEXT_WEIGHT)  # an untyped run is a person by a given name only ("Whereat Scrooge's niece")
+            add(cue, "context")  # an untyped run is a person by a given name only ("Whereat Scrooge's niece")
         start = tokens[0].i
         titled = start > 0 and doc[start - 1].text == "The" and not doc[start - 1].is_sent_start
         if (label == "ORG" and head is None and kind is None and titled and tokens[-1].tag_ != "NNPS"
                 and not tokens[-1].lower_.endswith("s")):
-            add("WORK_OF_ART", WEAK_WEIGHT)  # "Manet's The Absinthe Drinker", "the blog The Brussels Journal"
+            add("WORK_OF_ART", "weak_title")  # "Manet's The Absinthe Drinker", "the blog The Brussels Journal"
         if kind is None and head is None and _given_name(tokens):
-            add("PERSON", CONTEXT_WEIGHT)
+            add("PERSON", "given_name")
         if kind is None and head is None and label != "PERSON" and (label != "ORG" or len(tokens) > 1) and not titled \
                 and with_people(root):
-            add("PERSON", WEAK_WEIGHT)  # "Thalía and Fernando Colunga" (not "Microsoft and Bill Gates")
+            add("PERSON", "with_people")  # "Thalía and Fernando Colunga" (not "Microsoft and Bill Gates")
     if quoted:
-        add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
+        add("WORK_OF_ART", "quote")
+    votes = _summed(cues, weights)
     if aliases and not quoted and (other := alias_of(tokens, root)) is not None:
         words = entity_tokens(other)
         theirs = mention_votes(doc, words, " ".join(t.text for t in words), other.ent_type_, [], domain, places, False,
                                aliases=False)
         if theirs and theirs[0][1] > LABEL_WEIGHT and (len(theirs) == 1 or theirs[0][1] > theirs[1][1]):
-            votes[theirs[0][0]] = votes.get(theirs[0][0], 0.0) + CONTEXT_WEIGHT  # "Goght ( formerly Goghot )"
+            cues.append(("alias", theirs[0][0]))  # "Goght ( formerly Goghot )"
+            votes = _summed(cues, weights)
     if label == NAME and not votes:
-        votes[domain.fallback_entity_type] = NAME_WEIGHT  # nothing says what it is: the corpus may
+        cues.append(("name", domain.fallback_entity_type))  # nothing says what it is: the corpus may
+        votes = _summed(cues, weights)
+    if aliases:
+        record_cues(doc.text, name, cues)
     return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _summed(cues: list[tuple[str, str]], weights: Mapping[str, float]) -> dict[str, float]:
+    votes: dict[str, float] = {}
+    for key, etype in cues:
+        votes[etype] = votes.get(etype, 0.0) + weight_of(weights, key)
+    return votes
