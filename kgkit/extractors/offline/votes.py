@@ -1,12 +1,12 @@
 """The type votes of one mention: what its label, its words, the gazetteer and its context say it is.
 
-spaCy's label is one vote (1.0); the name's head word ("... County", "... University", "... Act": 2.0), a
-classifying noun beside it ("the town of X", "the cruiser X", "X is a German film": 2.5), a title (Person, 2.0),
-a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the gazetteer (a country
-3.0; a city or region 1.5 for a name of several words or one word spaCy called a person that is neither a given
-name nor a surname places bear (kgkit.extractors.offline.surnames: "Pirna" yes, "Lincoln" no), else 0.8 for one
-word, 1.1 for one word spaCy called an organisation) add theirs. The context adds what it says of the name (1.5 each, so that it outweighs a bare
-label but not a head word or a classifying noun):
+Each cue adds its weight to the type it names (kgkit.extractors.offline.fitted.type_weights: fitted on gold types;
+the hand-set weights, HAND_WEIGHTS, in brackets): spaCy's label (1.0); the name's head word ("... County", "...
+University", "... Act": 2.0), a classifying noun beside it ("the town of X", "X is a German film": 2.5), a title
+(Person, 2.0), a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the gazetteer (a
+country 3.0; a city or region 1.5 for a name of several words or one word spaCy called a person that is neither a
+given name nor a surname places bear (kgkit.extractors.offline.surnames: "Pirna" yes, "Lincoln" no), else 0.8 for
+one word, 1.1 for one word spaCy called an organisation). The context adds what it says of the name (1.5 each):
 
 - a person: a given name opening a name of several words ("Leona Naess"); a parenthesis of birth or death after
   it ("Georg Jochmann (11 October 1874 ...", "(born 1963"); the agent of a verb of authorship ("directed by X",
@@ -56,8 +56,8 @@ plural nickname is a team ("Los Angeles Lakers": 2.0).
 >>> from kgkit.io import load_domain
 >>> doc = load_model(DEFAULT_MODEL)("The wilderness lies southwest of Flagstaff.")
 >>> [flagstaff] = [t for t in doc if t.text == "Flagstaff"]
->>> mention_votes(doc, [flagstaff], "Flagstaff", "ORG", [], load_domain("general"), load_places(), False)
-(('Location', 2.6), ('Organization', 1.0))
+>>> [t for t, _ in mention_votes(doc, [flagstaff], "Flagstaff", "ORG", [], load_domain("general"), load_places(), False)]
+['Location', 'Organization']
 """
 
 from __future__ import annotations
@@ -78,6 +78,9 @@ from kgkit.extractors.offline.cues import (
     TAXA,
     WAYS,
     entity_tokens,
+    head_label,
+    head_word,
+    outside_title,
     placed,
     renamed_label,
     with_people,
@@ -90,15 +93,12 @@ from kgkit.extractors.offline.lexicon import (
     DEMONYMS,
     DIRECTIONAL,
     GENERIC,
-    HEADS,
     KIN,
     LOCATIVE,
     MONTHS,
     MOTION,
     PERSON_SUBJECT,
-    PREFIXES,
     SEIZED,
-    TITLES,
     WORK_OBJECT,
 )
 from kgkit.extractors.offline.roles import alias_of, role_label
@@ -124,55 +124,6 @@ _PLAY_FOR = frozenset(["play", "sign", "score", "debut", "appear", "captain", "c
 _SPELL = frozenset(["loan", "spell", "stint", "career", "contract", "tenure"])
 _BOUNDING = frozenset(["border", "bound", "surround", "flank"])
 _BIO = frozenset(["born", "b.", "née", "nee", "died", "d.", "c.", "ca."])
-
-
-def head_label(tokens: list[Token]) -> str | None:
-    """The label a name's head word implies: the word before "of", "for" or "on" ("University of Toronto" -> ORG,
-    "Battle of Midway" -> EVENT, "Institute for Advanced Study" -> ORG) unless the last word names a body, event or law
-    itself ("Gulf of Mexico Alliance"), else the last word ("Salt Lake County" -> GPE), else its first word
-    ("Lake Tana", "East Indies", "Piazza XX Settembre"); one word ending in "-shire" is a county.
-
-    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
-    >>> nlp = load_model(DEFAULT_MODEL)
-    >>> [head_label(list(nlp(name))) for name in ("Institute for Advanced Study", "East Indies", "Gulf of Mexico Alliance")]
-    ['ORG', 'LOC', 'ORG']
-    """
-    words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
-    of = next((n for n, t in enumerate(words) if t.lower_ in ("of", "for", "on")), 0)
-    last = _head_word(words[-1])
-    if of > 0 and (head := _head_word(words[of - 1])) is not None and (last in (None, "GPE", "LOC")
-                                                                      or head in ("EVENT", "LAW")):
-        return head  # "Government of the United States", "Gulf of Mexico", "Act of Union", not "Gulf of Mexico Alliance"
-    if last is not None and len(tokens) > 1:
-        return last
-    if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
-        return label
-    if len(tokens) == 1 and tokens[0].lower_.endswith("shire") and len(tokens[0]) > 6:
-        return "GPE"  # "Yorkshire", "Lincolnshire": an English county, never a person
-    if len(tokens) == 1 and tokens[0].lower_.rstrip("s").endswith("liga") and len(tokens[0]) > 6:
-        return "ORG"  # "Bundesliga", "Oberligas": a league
-    return None
-
-
-def _head_word(token: Token) -> str | None:
-    word = token.lower_.rstrip(".") or token.lower_  # "Ltd.", "Corp.", "Co." as "ltd", "corp", "co"
-    return HEADS.get(word) or HEADS.get(token.lemma_.lower()) or HEADS.get(word[:-1] if word.endswith("s") else "")
-
-
-def outside_title(doc: Doc, token: Token) -> str:
-    """Title words just before the mention, outside it ("President [Roosevelt]").
-
-    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
-    >>> doc = load_model(DEFAULT_MODEL)("We met Prime Minister Attlee.")
-    >>> outside_title(doc, doc[4])
-    'Prime Minister'
-    """
-    words: list[str] = []
-    i = token.i - 1
-    while i >= 0 and doc[i].lower_ in TITLES and doc[i].text[:1].isupper() and len(words) < 3:
-        words.insert(0, doc[i].text)
-        i -= 1
-    return " ".join(words)
 
 
 def _root(tokens: list[Token]) -> Token:
@@ -320,7 +271,7 @@ def _team(tokens: list[Token], places: Places) -> bool:
     nationality ("Los Angeles Lakers", "Kansas City Kings"; not "Salt Lake City", "New York Times")."""
     last = tokens[-1]
     if last.tag_ not in ("NNPS", "NNS") or not last.text[:1].isupper() or last.lower_ in DEMONYMS \
-            or last.lower_ in GENERIC or _head_word(last) is not None or tokens[0].lower_ in GIVEN_NAMES:
+            or last.lower_ in GENERIC or head_word(last) is not None or tokens[0].lower_ in GIVEN_NAMES:
         return False
     return any(places.kind(" ".join(t.text for t in tokens[:n])) in ("city", "region")
                for n in (len(tokens) - 1, len(tokens) - 2) if n >= 1)
@@ -338,7 +289,7 @@ def _given_name(tokens: list[Token]) -> bool:
     if not 2 <= len(tokens) <= 4 or tokens[0].lower_ not in GIVEN_NAMES:
         return False
     rest = tokens[1:]
-    return all((t.text[:1].isupper() or t.text in ("-", ".")) and t.lower_ not in GENERIC and _head_word(t) is None
+    return all((t.text[:1].isupper() or t.text in ("-", ".")) and t.lower_ not in GENERIC and head_word(t) is None
                for t in rest)
 
 
@@ -389,7 +340,7 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
                          or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)))):
             add("GPE", "locative")  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
         elif (label == "ORG" and len(tokens) == 1 and tokens[0].dep_ == "pobj" and prep.lower_ in LOCATIVE
-              and prep.lower_ != "at" and tokens[0].is_title and _head_word(tokens[0]) is None
+              and prep.lower_ != "at" and tokens[0].is_title and head_word(tokens[0]) is None
               and tokens[0].lower_ not in GENERIC):
             add("GPE", "locative")  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
         if kind is None and (_DOTTED.fullmatch(name) or (label == "PERSON" and _ACRONYM.fullmatch(name))):
