@@ -5,6 +5,17 @@
     .venv/bin/python bench/bench_extract.py --demo-sample   # + the demo judged sample (bench/out/demo_judge_seed0.md)
     .venv/bin/python bench/bench_extract.py --demo-sample --demo-n 100 --no-docred --no-carol  # a larger sample only
     .venv/bin/python bench/bench_extract.py --json out.json # + every figure as JSON
+    .venv/bin/python bench/bench_extract.py --folds 2 --no-docred --no-carol  # two-fold cross-validation only
+    .venv/bin/python bench/bench_extract.py --folds 2 --learned /tmp/ner_on_0 /tmp/ner_on_1  # + a learned NER
+
+**Two-fold** (--folds 2): the dev set's first and second half (250 + 250 documents). Every figure per half and
+the gap between the halves (target: within 1.5 points) for spaCy's NER, the rules with the hand-set type vote
+(kgkit.extractors.offline.fitted.HAND_WEIGHTS), and the rules with the type vote fitted on the other half's gold
+types (fit_type_weights over the cues traced in the hand-set run); the type vote alone on each half's mentions
+matched to gold; the rule confidences (CONFIDENCE) against confidences counted on the other half, as log loss of
+"this typed relation joins a gold pair". With --learned (bench/train_ner.py models trained on the first and on the
+second half): the learned NER alone and with the rules ("extra": its entities the rules have nothing at; "veto":
+only the rules' entities it also finds), each on the half it was not trained on.
 
 Data: ../shared/data (Re-DocRED dev: MIT; A Christmas Carol: public domain). Each part is skipped, with a message
 saying so, when its data is absent.
@@ -403,6 +414,204 @@ def docred(limit: int | None, domain: Domain) -> dict[str, Any] | None:
                        "missed": out["kgkit-offline"].missed.most_common(30)}}
 
 
+# --------------------------------------------------------------------------- two-fold cross-validation
+
+
+GOLD_TYPES = {"PER": "Person", "ORG": "Organization", "LOC": "Location"}
+
+
+def halves(n: int) -> list[range]:
+    """The dev set's two halves: the first and the second half of the documents (250 and 250 of 500)."""
+    return [range(0, n // 2), range(n // 2, n)]
+
+
+def compatible_types(gold_type: str, domain: Domain) -> frozenset[str]:
+    """The domain types a gold type means: PER, ORG, LOC their own; MISC any other."""
+    if gold_type in GOLD_TYPES:
+        return frozenset({GOLD_TYPES[gold_type]})
+    return frozenset(domain.entity_types) - set(GOLD_TYPES.values())
+
+
+def cue_examples(golds: list[Gold], trace: list[Any], domain: Domain) -> list[list[tuple[tuple, frozenset[str]]]]:
+    """Per document: (cues, compatible domain types) of each traced mention whose name is a gold mention's name.
+    A mention with a Group vote on a gold LOC or ORG entity is left out: Re-DocRED has no type for a nationality,
+    a religious or political group (it files them under LOC or ORG), so its type cannot tell a Group from those."""
+    out: list[list[tuple[tuple, frozenset[str]]]] = [[] for _ in golds]
+    at = 0
+    for entry in trace:
+        if entry.text not in golds[at].text:
+            found = next((k for k in range(at, len(golds)) if entry.text in golds[k].text), None)
+            if found is None:
+                found = next((k for k in range(len(golds)) if entry.text in golds[k].text), None)
+            if found is None:
+                continue
+            at = found
+        gold = golds[at]
+        matched = [g for g in gold.entities if g["type"] in NAMED and norm(entry.name) in g["names"]]
+        if not matched:
+            continue
+        gtype = matched[0]["type"]
+        if gtype in ("LOC", "ORG") and any(t == "Group" for _, t in entry.cues):
+            continue
+        out[at].append((entry.cues, compatible_types(gtype, domain)))
+    return out
+
+
+LEARNED_LABELS = {**GOLD_TYPES, "MISC": "Other"}
+
+
+class LearnedNER(SpacyBaseline):
+    """A fine-tuned NER (bench/train_ner.py) alone: its gold-type labels as their domain types (MISC: Other), any
+    label of the shipped model it still gives typed through the domain."""
+
+    def __init__(self, domain: Domain, path: Path) -> None:
+        import spacy
+
+        self.domain, self.nlp = domain, spacy.load(path)
+
+    def predict(self, doc: Any) -> Predicted:
+        out = Predicted()
+        for ent in doc.ents:
+            etype = LEARNED_LABELS.get(ent.label_) or self.domain.entity_type_for_label(ent.label_)
+            if etype is not None and any(c.isalpha() for c in ent.text):
+                out.entities.setdefault((ent.text, etype), []).append((ent.start_char, ent.end_char))
+        return out
+
+
+def combined(rules: Predicted, learned: Predicted, how: str) -> Predicted:
+    """The rules' entities with the learned model's: "extra" adds a learned entity none of whose spans overlaps
+    one of the rules'; "veto" keeps only the rules' entities one of whose spans overlaps a learned span."""
+    ours = [s for spans in rules.entities.values() for s in spans]
+    theirs = [s for spans in learned.entities.values() for s in spans]
+    out = Predicted(dict(rules.entities), list(rules.relations), dict(rules.aliases))
+    if how == "extra":
+        for key, spans in learned.entities.items():
+            if key not in out.entities and not _overlaps(spans, ours):
+                out.entities[key] = spans
+    else:
+        out.entities = {k: v for k, v in rules.entities.items() if not v or _overlaps(v, theirs)}
+    return out
+
+
+def _tallies(golds: list[Gold], preds: list[Predicted], cpu: list[float], parts: list[range]) -> list[Tally]:
+    out = []
+    for part in parts:
+        tally = Tally(cpu=[cpu[i] for i in part])
+        for i in part:
+            score(golds[i], preds[i], tally)
+        out.append(tally)
+    return out
+
+
+def rule_confidences(by_rule: dict[str, list]) -> dict[str, float]:
+    """Each rule's confidence from its typed relations on gold pairs (bench figures: [hits, n, share]), smoothed
+    towards 0.5 as (hits + 2) / (n + 4), as kgkit.extractors.offline.CONFIDENCE was set by hand from one count."""
+    return {rule: round((hits + 2) / (n + 4), 3) for rule, (hits, n, _) in by_rule.items()}
+
+
+def confidence_loss(by_rule: dict[str, list], confidence: dict[str, float]) -> float | None:
+    """Mean log loss of the confidences as the chance that a typed relation is on a gold pair (rules without a
+    confidence left out)."""
+    import math
+
+    loss = count = 0
+    for rule, (hits, n, _) in by_rule.items():
+        if (c := confidence.get(rule)) is not None:
+            loss -= hits * math.log(c) + (n - hits) * math.log(1 - c)
+            count += n
+    return round(loss / count, 4) if count else None
+
+
+def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
+                    learned: list[Path] | None = None) -> dict[str, Any]:
+    """Every figure per half for spaCy's NER, the rules with the hand-set type vote, and the rules with the type
+    vote fitted on the other half (kgkit.extractors.offline.fitted), and the type vote's own agreement on the
+    held-out half's mentions (hand-set and fitted weights). `learned`: two NER models, trained on the first and
+    on the second half (bench/train_ner.py): each alone, and combined with the rules, on the half it was not
+    trained on."""
+    from kgkit.extractors.offline.fitted import (
+        HAND_WEIGHTS,
+        fit_type_weights,
+        traced_cues,
+        type_vote_accuracy,
+        use_type_weights,
+    )
+
+    parts = halves(len(golds))
+    pipeline = Pipeline(domain)
+    pipeline.documents([Document.from_text("Warm up the model in Paris.", path="warm-up.txt")])
+    preds, cpu = SpacyBaseline(domain).corpus(golds, BATCH)
+    systems = {"spacy-ner": _tallies(golds, preds, cpu, parts)}
+    with use_type_weights(HAND_WEIGHTS), traced_cues() as trace:
+        preds, cpu = pipeline.corpus(golds, BATCH)
+    systems["rules-hand"] = _tallies(golds, preds, cpu, parts)
+    examples = cue_examples(golds, trace, domain)
+    per_half = [[x for i in part for x in examples[i]] for part in parts]
+    fitted, vote = [], {"hand": [], "fitted": [], "mentions": []}
+    for k, part in enumerate(parts):
+        weights = fit_type_weights(per_half[1 - k], strength=strength)
+        fitted.append(weights)
+        sub = [golds[i] for i in part]
+        with use_type_weights(weights):
+            p, c = pipeline.corpus(sub, BATCH)
+        systems.setdefault("rules-fitted", []).append(_tallies(sub, p, c, [range(len(sub))])[0])
+        vote["hand"].append(round(type_vote_accuracy(per_half[k], HAND_WEIGHTS), 4))
+        vote["fitted"].append(round(type_vote_accuracy(per_half[k], weights), 4))
+        vote["mentions"].append(len(per_half[k]))
+    from kgkit.extractors.offline import CONFIDENCE
+
+    by_rule = [f["by_rule"] for f in (t.figures() for t in systems["rules-hand"])]
+    calibrated = {"hand": [confidence_loss(by_rule[k], CONFIDENCE) for k in (0, 1)],
+                  "fitted_on_other_half": [confidence_loss(by_rule[k], {r: c for r, c in {**CONFIDENCE, **rule_confidences(
+                      by_rule[1 - k])}.items() if r in CONFIDENCE}) for k in (0, 1)],
+                  "fitted_all": rule_confidences({r: [a + b for a, b in zip(by_rule[0].get(r, [0, 0, 0])[:2],
+                                                                           by_rule[1].get(r, [0, 0, 0])[:2])] + [None]
+                                                  for r in by_rule[0].keys() | by_rule[1].keys()})}
+    for j, path in enumerate(learned or []):
+        part = parts[1 - j]
+        sub = [golds[i] for i in part]
+        lp, lc = LearnedNER(domain, path).corpus(sub, BATCH)
+        systems.setdefault("learned-ner", [None, None])[1 - j] = _tallies(sub, lp, lc, [range(len(sub))])[0]
+        for how in ("extra", "veto"):
+            both = [combined(preds[i], q, how) for i, q in zip(part, lp)]
+            tally = _tallies(sub, both, [cpu[i] for i in part], [range(len(sub))])[0]
+            systems.setdefault(f"rules+learned-{how}", [None, None])[1 - j] = tally
+    return {"halves": [f"{p.start}-{p.stop - 1}" for p in parts],
+            "systems": {name: [t.figures() for t in tallies] for name, tallies in systems.items()},
+            "type_vote_held_out": vote, "fitted_weights": fitted, "rule_confidence": calibrated}
+
+
+FOLD_ROWS = [("entity recall (name match)", "entity_recall_name", ">= 0.88"),
+             ("name precision", "name_precision", ">= 0.93"),
+             ("type agreement", "type_agreement", ">= 0.88"),
+             ("entity recall (any overlap)", "entity_recall_relaxed", ""),
+             ("pair recall, typed", "pair_recall_typed", ">= 25%"),
+             ("typed relations on gold pairs", "typed_on_gold_pairs", ">= 70%"),
+             ("CPU per document, mean (ms)", "cpu_ms_mean", "<= 60")]
+
+
+def print_folds(found: dict[str, Any]) -> None:
+    """One row per figure: each system's figure on each half and the gap between its halves (target <= 0.015)."""
+    names = list(found["systems"])
+    a, b = found["halves"]
+    head = " | ".join(f"{n} {a} | {n} {b} | gap" for n in names)
+    print(f"\nTwo-fold: halves {a} and {b} (a fitted system is fitted on the other half)\n")
+    print(f"| figure | {head} | target |\n|---|{'---|---|---|' * len(names)}---|")
+    for label, key, target in FOLD_ROWS:
+        cells = []
+        for n in names:
+            x, y = (found["systems"][n][h][key] for h in (0, 1))
+            gap = round(abs(x - y), 3) if x is not None and y is not None else None
+            cells += [str(x), str(y), str(gap)]
+        print(f"| {label} | {' | '.join(cells)} | {target} |")
+    vote = found["type_vote_held_out"]
+    print(f"\ntype vote alone, held-out mentions matched to gold ({vote['mentions']}): hand {vote['hand']}, "
+          f"fitted on the other half {vote['fitted']}")
+    conf = found["rule_confidence"]
+    print(f"rule confidences, log loss on held-out typed relations (on a gold pair or not): hand {conf['hand']}, "
+          f"fitted on the other half {conf['fitted_on_other_half']}")
+
+
 # --------------------------------------------------------------------------- A Christmas Carol
 
 
@@ -495,6 +704,10 @@ def main() -> None:
     parser.add_argument("--no-docred", action="store_true")
     parser.add_argument("--passes", action="store_true", help="print what each mention pass changed on Re-DocRED")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    parser.add_argument("--folds", type=int, choices=(2,), default=None,
+                        help="two-fold cross-validation on the dev set's halves (every figure per half, the gap)")
+    parser.add_argument("--learned", type=Path, nargs=2, default=None, metavar=("ON_FIRST", "ON_SECOND"),
+                        help="with --folds: NER models trained on the first and on the second half (train_ner.py)")
     args = parser.parse_args()
     domain = load_domain(args.domain)
     from kgkit.extractors.offline import OfflineExtractor
@@ -531,6 +744,9 @@ def main() -> None:
             print("\n| mention pass | changes |\n|---|---|")
             for name, change in found["passes"].items():
                 print(f"| {name} | {', '.join(f'{k} {n}' for k, n in change.items()) or '-'} |")
+    if args.folds and (path := DATA / DOCRED).is_file():
+        report["folds"] = cross_validated(gold_documents(path, args.limit), domain, learned=args.learned)
+        print_folds(report["folds"])
     if not args.no_carol and (found := carol(domain)) is not None:
         report["christmas_carol"] = found
         print(f"\nA Christmas Carol: {found['entities']} entities, {found['relations']} relations, CPU {found['cpu_s']} s")

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kgkit.extractors.offline.lexicon import CLASSIFIERS
+from kgkit.extractors.offline.lexicon import CLASSIFIERS, HEADS, PREFIXES, TITLES
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Token
+    from spacy.tokens import Doc, Token
 
 __all__ = ["AUTHORED", "AWARDED", "BORN", "DISTANCE", "MADE_BY", "NAMING", "NOUNS", "RENAMED_LABELS", "TAXA", "WAYS",
-           "entity_tokens", "entity_words", "placed", "renamed_label", "with_people"]
+           "entity_tokens", "entity_words", "head_label", "head_word", "outside_title", "placed", "renamed_label", "with_people"]
 
 WAYS = frozenset(["road", "route", "highway", "motorway", "railway", "railroad", "line", "ferry", "bridge", "tunnel",
                   "trail", "path", "canal", "pipeline", "journey", "trip", "voyage", "flight"])
@@ -34,6 +34,53 @@ AUTHORED = frozenset(["novel", "novella", "poem", "play", "painting", "sculpture
 MADE_BY = frozenset(["label", "imprint", "airline", "broadcaster", "network"])
 DISTANCE = frozenset(["mile", "miles", "km", "kilometres", "kilometers", "kilometre", "kilometer", "mi"])
 AWARDED = frozenset(["receive", "win", "award", "earn", "confer", "bestow"])
+
+
+def head_label(tokens: list[Token]) -> str | None:
+    """The label a name's head word implies: the word before "of", "for" or "on" ("University of Toronto" -> ORG,
+    "Battle of Midway" -> EVENT, "Institute for Advanced Study" -> ORG) unless the last word names a body, event or law
+    itself ("Gulf of Mexico Alliance"), else the last word ("Salt Lake County" -> GPE), else its first word
+    ("Lake Tana", "East Indies", "Piazza XX Settembre"); one word ending in "-shire" is a county.
+
+    >>> nlp = _nlp()
+    >>> [head_label(list(nlp(name))) for name in ("Institute for Advanced Study", "East Indies", "Gulf of Mexico Alliance")]
+    ['ORG', 'LOC', 'ORG']
+    """
+    words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
+    of = next((n for n, t in enumerate(words) if t.lower_ in ("of", "for", "on")), 0)
+    last = head_word(words[-1])
+    if of > 0 and (head := head_word(words[of - 1])) is not None and (last in (None, "GPE", "LOC")
+                                                                      or head in ("EVENT", "LAW")):
+        return head  # "Government of the United States", "Gulf of Mexico", "Act of Union", not "Gulf of Mexico Alliance"
+    if last is not None and len(tokens) > 1:
+        return last
+    if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
+        return label
+    if len(tokens) == 1 and tokens[0].lower_.endswith("shire") and len(tokens[0]) > 6:
+        return "GPE"  # "Yorkshire", "Lincolnshire": an English county, never a person
+    if len(tokens) == 1 and tokens[0].lower_.rstrip("s").endswith("liga") and len(tokens[0]) > 6:
+        return "ORG"  # "Bundesliga", "Oberligas": a league
+    return None
+
+
+def head_word(token: Token) -> str | None:
+    word = token.lower_.rstrip(".") or token.lower_  # "Ltd.", "Corp.", "Co." as "ltd", "corp", "co"
+    return HEADS.get(word) or HEADS.get(token.lemma_.lower()) or HEADS.get(word[:-1] if word.endswith("s") else "")
+
+
+def outside_title(doc: Doc, token: Token) -> str:
+    """Title words just before the mention, outside it ("President [Roosevelt]").
+
+    >>> doc = _nlp()("We met Prime Minister Attlee.")
+    >>> outside_title(doc, doc[4])
+    'Prime Minister'
+    """
+    words: list[str] = []
+    i = token.i - 1
+    while i >= 0 and doc[i].lower_ in TITLES and doc[i].text[:1].isupper() and len(words) < 3:
+        words.insert(0, doc[i].text)
+        i -= 1
+    return " ".join(words)
 
 
 def placed(root: Token) -> bool:

@@ -1,12 +1,12 @@
 """The type votes of one mention: what its label, its words, the gazetteer and its context say it is.
 
-spaCy's label is one vote (1.0); the name's head word ("... County", "... University", "... Act": 2.0), a
-classifying noun beside it ("the town of X", "the cruiser X", "X is a German film": 2.5), a title (Person, 2.0),
-a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the gazetteer (a country
-3.0; a city or region 1.5 for a name of several words or one word spaCy called a person that is neither a given
-name nor a surname places bear (kgkit.extractors.offline.surnames: "Pirna" yes, "Lincoln" no), else 0.8 for one
-word, 1.1 for one word spaCy called an organisation) add theirs. The context adds what it says of the name (1.5 each, so that it outweighs a bare
-label but not a head word or a classifying noun):
+Each cue adds its weight to the type it names (kgkit.extractors.offline.fitted.type_weights: fitted on gold types;
+the hand-set weights, HAND_WEIGHTS, in brackets): spaCy's label (1.0); the name's head word ("... County", "...
+University", "... Act": 2.0), a classifying noun beside it ("the town of X", "X is a German film": 2.5), a title
+(Person, 2.0), a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the gazetteer (a
+country 3.0; a city or region 1.5 for a name of several words or one word spaCy called a person that is neither a
+given name nor a surname places bear (kgkit.extractors.offline.surnames: "Pirna" yes, "Lincoln" no), else 0.8 for
+one word, 1.1 for one word spaCy called an organisation). The context adds what it says of the name (1.5 each):
 
 - a person: a given name opening a name of several words ("Leona Naess"); a parenthesis of birth or death after
   it ("Georg Jochmann (11 October 1874 ...", "(born 1963"); the agent of a verb of authorship ("directed by X",
@@ -56,13 +56,14 @@ plural nickname is a team ("Los Angeles Lakers": 2.0).
 >>> from kgkit.io import load_domain
 >>> doc = load_model(DEFAULT_MODEL)("The wilderness lies southwest of Flagstaff.")
 >>> [flagstaff] = [t for t in doc if t.text == "Flagstaff"]
->>> mention_votes(doc, [flagstaff], "Flagstaff", "ORG", [], load_domain("general"), load_places(), False)
-(('Location', 2.6), ('Organization', 1.0))
+>>> [t for t, _ in mention_votes(doc, [flagstaff], "Flagstaff", "ORG", [], load_domain("general"), load_places(), False)]
+['Location', 'Organization']
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
@@ -77,10 +78,14 @@ from kgkit.extractors.offline.cues import (
     TAXA,
     WAYS,
     entity_tokens,
+    head_label,
+    head_word,
+    outside_title,
     placed,
     renamed_label,
     with_people,
 )
+from kgkit.extractors.offline.fitted import record_cues, type_weights, weight_of
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
     BY_PERSON,
@@ -88,15 +93,12 @@ from kgkit.extractors.offline.lexicon import (
     DEMONYMS,
     DIRECTIONAL,
     GENERIC,
-    HEADS,
     KIN,
     LOCATIVE,
     MONTHS,
     MOTION,
     PERSON_SUBJECT,
-    PREFIXES,
     SEIZED,
-    TITLES,
     WORK_OBJECT,
 )
 from kgkit.extractors.offline.roles import alias_of, role_label
@@ -107,9 +109,10 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTEXT_WEIGHT", "HEAD_WEIGHT", "NAME", "head_label", "mention_votes", "outside_title"]
 
-LABEL_WEIGHT, HEAD_WEIGHT, CLASSIFIER_WEIGHT, TITLE_WEIGHT, LOCATIVE_WEIGHT = 1.0, 2.0, 2.5, 2.0, 1.2
-COUNTRY_WEIGHT, PLACE_WEIGHT, SHORT_PLACE_WEIGHT, ORG_PLACE_WEIGHT, QUOTE_WEIGHT = 3.0, 1.5, 0.8, 1.1, 2.5
-ACRONYM_WEIGHT, NAME_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT, WEAK_WEIGHT = 1.2, 0.1, 1.5, 2.0, 1.2  # weak: outweighs a bare label only
+# the hand-set scale the votes added after this one (list, pronoun, context votes) are read on; the cues' own
+# weights are kgkit.extractors.offline.fitted.type_weights() (fitted on gold, hand-set in HAND_WEIGHTS)
+LABEL_WEIGHT, HEAD_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT = 1.0, 2.0, 1.5, 2.0
+_BY_LABEL = frozenset(["label", "head", "classifier", "context"])  # cues whose weight may differ by the label voted
 NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
 # corpus-level stage (kgkit.stages.coref) finds a type for it or a full name it stands for
 _DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
@@ -121,55 +124,6 @@ _PLAY_FOR = frozenset(["play", "sign", "score", "debut", "appear", "captain", "c
 _SPELL = frozenset(["loan", "spell", "stint", "career", "contract", "tenure"])
 _BOUNDING = frozenset(["border", "bound", "surround", "flank"])
 _BIO = frozenset(["born", "b.", "née", "nee", "died", "d.", "c.", "ca."])
-
-
-def head_label(tokens: list[Token]) -> str | None:
-    """The label a name's head word implies: the word before "of", "for" or "on" ("University of Toronto" -> ORG,
-    "Battle of Midway" -> EVENT, "Institute for Advanced Study" -> ORG) unless the last word names a body, event or law
-    itself ("Gulf of Mexico Alliance"), else the last word ("Salt Lake County" -> GPE), else its first word
-    ("Lake Tana", "East Indies", "Piazza XX Settembre"); one word ending in "-shire" is a county.
-
-    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
-    >>> nlp = load_model(DEFAULT_MODEL)
-    >>> [head_label(list(nlp(name))) for name in ("Institute for Advanced Study", "East Indies", "Gulf of Mexico Alliance")]
-    ['ORG', 'LOC', 'ORG']
-    """
-    words = [t for t in tokens if not t.like_num] or tokens  # "Public Law 132" -> "Law"
-    of = next((n for n, t in enumerate(words) if t.lower_ in ("of", "for", "on")), 0)
-    last = _head_word(words[-1])
-    if of > 0 and (head := _head_word(words[of - 1])) is not None and (last in (None, "GPE", "LOC")
-                                                                      or head in ("EVENT", "LAW")):
-        return head  # "Government of the United States", "Gulf of Mexico", "Act of Union", not "Gulf of Mexico Alliance"
-    if last is not None and len(tokens) > 1:
-        return last
-    if len(tokens) > 1 and (label := PREFIXES.get(tokens[0].lower_)) is not None:
-        return label
-    if len(tokens) == 1 and tokens[0].lower_.endswith("shire") and len(tokens[0]) > 6:
-        return "GPE"  # "Yorkshire", "Lincolnshire": an English county, never a person
-    if len(tokens) == 1 and tokens[0].lower_.rstrip("s").endswith("liga") and len(tokens[0]) > 6:
-        return "ORG"  # "Bundesliga", "Oberligas": a league
-    return None
-
-
-def _head_word(token: Token) -> str | None:
-    word = token.lower_.rstrip(".") or token.lower_  # "Ltd.", "Corp.", "Co." as "ltd", "corp", "co"
-    return HEADS.get(word) or HEADS.get(token.lemma_.lower()) or HEADS.get(word[:-1] if word.endswith("s") else "")
-
-
-def outside_title(doc: Doc, token: Token) -> str:
-    """Title words just before the mention, outside it ("President [Roosevelt]").
-
-    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
-    >>> doc = load_model(DEFAULT_MODEL)("We met Prime Minister Attlee.")
-    >>> outside_title(doc, doc[4])
-    'Prime Minister'
-    """
-    words: list[str] = []
-    i = token.i - 1
-    while i >= 0 and doc[i].lower_ in TITLES and doc[i].text[:1].isupper() and len(words) < 3:
-        words.insert(0, doc[i].text)
-        i -= 1
-    return " ".join(words)
 
 
 def _root(tokens: list[Token]) -> Token:
@@ -317,7 +271,7 @@ def _team(tokens: list[Token], places: Places) -> bool:
     nationality ("Los Angeles Lakers", "Kansas City Kings"; not "Salt Lake City", "New York Times")."""
     last = tokens[-1]
     if last.tag_ not in ("NNPS", "NNS") or not last.text[:1].isupper() or last.lower_ in DEMONYMS \
-            or last.lower_ in GENERIC or _head_word(last) is not None or tokens[0].lower_ in GIVEN_NAMES:
+            or last.lower_ in GENERIC or head_word(last) is not None or tokens[0].lower_ in GIVEN_NAMES:
         return False
     return any(places.kind(" ".join(t.text for t in tokens[:n])) in ("city", "region")
                for n in (len(tokens) - 1, len(tokens) - 2) if n >= 1)
@@ -335,87 +289,99 @@ def _given_name(tokens: list[Token]) -> bool:
     if not 2 <= len(tokens) <= 4 or tokens[0].lower_ not in GIVEN_NAMES:
         return False
     rest = tokens[1:]
-    return all((t.text[:1].isupper() or t.text in ("-", ".")) and t.lower_ not in GENERIC and _head_word(t) is None
+    return all((t.text[:1].isupper() or t.text in ("-", ".")) and t.lower_ not in GENERIC and head_word(t) is None
                for t in rest)
 
 
 def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: list[Token], domain: Domain,
                   places: Places, quoted: bool, *, aliases: bool = True) -> tuple[tuple[str, float], ...]:
     """(domain type, weight) pairs, best first, for the mention `tokens` named `name` with spaCy's `label`."""
-    votes: dict[str, float] = {}
+    weights, cues = type_weights(), []
 
-    def add(lab: str, weight: float) -> None:
+    def add(lab: str, cue: str) -> None:
         if (etype := domain.entity_type_for_label(lab)) is not None:
-            votes[etype] = votes.get(etype, 0.0) + weight
+            cues.append((f"{cue}:{lab}" if cue in _BY_LABEL else cue, etype))
 
-    add(label, LABEL_WEIGHT)
+    add(label, "label")
     root = _root(tokens)
     if label == "NORP" and not quoted and (cls := _classifier(doc, tokens, root)) is not None:
-        add(cls, CLASSIFIER_WEIGHT)  # "Alexeni is a commune ..."
+        add(cls, "classifier")  # "Alexeni is a commune ..."
     if (label == "LANGUAGE" and len(tokens) == 1 and tokens[0].lower_ in DEMONYMS and tokens[0].dep_ in ("amod", "compound")
             and tokens[0].head.pos_ in ("NOUN", "PROPN")):
-        add("NORP", DEMONYM_WEIGHT)  # "an English actor": a nationality, not the language
+        add("NORP", "demonym")  # "an English actor": a nationality, not the language
     elif quoted or (label in ("NORP", "LAW", "LANGUAGE") and not title):
         pass  # a nationality, a quoted title, a law: the label says it; head words and places do not
     elif len(tokens) == 1 and tokens[0].lower_ in DEMONYMS:
-        add("NORP", DEMONYM_WEIGHT)  # "Americans": a group, whatever spaCy said
+        add("NORP", "demonym")  # "Americans": a group, whatever spaCy said
     elif len(tokens) == 1 and tokens[0].lower_ in _REGIONS:
-        add("LOC", HEAD_WEIGHT)  # "the Northwest", "the Midwest"
+        add("LOC", "head")  # "the Northwest", "the Midwest"
     else:
         if (head := head_label(tokens)) is not None:
-            add(head, HEAD_WEIGHT)
+            add(head, "head")
         if (cls := _classifier(doc, tokens, root)) is not None:
-            add(cls, CLASSIFIER_WEIGHT)
+            add(cls, "classifier")
         if title or outside_title(doc, tokens[0]):
-            add("PERSON", TITLE_WEIGHT)
+            add("PERSON", "title")
         kind = places.kind(name)
         if kind in ("city", "region") and len(tokens) == 1 and name.isupper() and len(name) > 2:
             kind = None  # "ABBA": capitals are an acronym or a band, not the town of Abba
         if head is None and kind is None and _team(tokens, places):
-            add("ORG", HEAD_WEIGHT)  # "San Antonio Spurs", "Fort Wayne Zollner Pistons": a team
+            add("ORG", "team")  # "San Antonio Spurs", "Fort Wayne Zollner Pistons": a team
         if kind == "country" or kind == "continent":
-            add("GPE", COUNTRY_WEIGHT)
+            add("GPE", "country")
         elif kind is not None:
-            add("GPE", PLACE_WEIGHT if len(tokens) > 1 or _no_surname(tokens[0], label)
-                else ORG_PLACE_WEIGHT if label == "ORG" else SHORT_PLACE_WEIGHT)
+            add("GPE", "place" if len(tokens) > 1 or _no_surname(tokens[0], label)
+                else "org_place" if label == "ORG" else "short_place")
         prep = tokens[-1].head
         if tokens[-1].dep_ == "pobj" and (
             (label in ("PERSON", "PRODUCT", NAME) and prep.lower_ in LOCATIVE)
                 or (label in ("PERSON", "PRODUCT", "ORG", "WORK_OF_ART", NAME)
                     and ((prep.lower_ in DIRECTIONAL and prep.head.lemma_.lower() in MOTION)
                          or (prep.lower_ == "of" and prep.head.lemma_.lower() in SEIZED)))):
-            add("GPE", LOCATIVE_WEIGHT)  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
+            add("GPE", "locative")  # "in Kwajalein", "taken to Kwajalein", "our conquest of Tarawa"
         elif (label == "ORG" and len(tokens) == 1 and tokens[0].dep_ == "pobj" and prep.lower_ in LOCATIVE
-              and prep.lower_ != "at" and tokens[0].is_title and _head_word(tokens[0]) is None
+              and prep.lower_ != "at" and tokens[0].is_title and head_word(tokens[0]) is None
               and tokens[0].lower_ not in GENERIC):
-            add("GPE", LOCATIVE_WEIGHT)  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
+            add("GPE", "locative")  # "in Ryazan" (but "at Google", "in Congress", "in NATO" stay)
         if kind is None and (_DOTTED.fullmatch(name) or (label == "PERSON" and _ACRONYM.fullmatch(name))):
-            add("ORG", ACRONYM_WEIGHT)  # "N.R.A.", "OFLC": capitals that are no known place and no person's name
+            add("ORG", "acronym")  # "N.R.A.", "OFLC": capitals that are no known place and no person's name
         if label == "PERSON" and len(tokens) > 1 and any(ch.isdigit() for ch in tokens[-1].text) and head is None:
-            add("WORK_OF_ART" if tokens[-1].is_digit else "PRODUCT", CONTEXT_WEIGHT)  # "Ong Bak 2", "Sikorsky S-38"
+            add("WORK_OF_ART" if tokens[-1].is_digit else "PRODUCT", "numbered")  # "Ong Bak 2", "Sikorsky S-38"
         if _CALL_SIGN.fullmatch(name):
-            add("ORG", CLASSIFIER_WEIGHT)  # "CKNL-FM", "WNBC-TV": a broadcaster's call sign
+            add("ORG", "call_sign")  # "CKNL-FM", "WNBC-TV": a broadcaster's call sign
         if (cue := _context(doc, tokens, root, places)) is not None and not (cue == "PERSON" and label == NAME) \
                 and not (cue == "ORG" and label == "PERSON" and len(tokens) > 1):
-            add(cue, CONTEXT_WEIGHT)  # an untyped run is a person by a given name only ("Whereat Scrooge's niece")
+            add(cue, "context")  # an untyped run is a person by a given name only ("Whereat Scrooge's niece")
         start = tokens[0].i
         titled = start > 0 and doc[start - 1].text == "The" and not doc[start - 1].is_sent_start
         if (label == "ORG" and head is None and kind is None and titled and tokens[-1].tag_ != "NNPS"
                 and not tokens[-1].lower_.endswith("s")):
-            add("WORK_OF_ART", WEAK_WEIGHT)  # "Manet's The Absinthe Drinker", "the blog The Brussels Journal"
+            add("WORK_OF_ART", "weak_title")  # "Manet's The Absinthe Drinker", "the blog The Brussels Journal"
         if kind is None and head is None and _given_name(tokens):
-            add("PERSON", CONTEXT_WEIGHT)
+            add("PERSON", "given_name")
         if kind is None and head is None and label != "PERSON" and (label != "ORG" or len(tokens) > 1) and not titled \
                 and with_people(root):
-            add("PERSON", WEAK_WEIGHT)  # "Thalía and Fernando Colunga" (not "Microsoft and Bill Gates")
+            add("PERSON", "with_people")  # "Thalía and Fernando Colunga" (not "Microsoft and Bill Gates")
     if quoted:
-        add("WORK_OF_ART", QUOTE_WEIGHT - LABEL_WEIGHT)
+        add("WORK_OF_ART", "quote")
+    votes = _summed(cues, weights)
     if aliases and not quoted and (other := alias_of(tokens, root)) is not None:
         words = entity_tokens(other)
         theirs = mention_votes(doc, words, " ".join(t.text for t in words), other.ent_type_, [], domain, places, False,
                                aliases=False)
         if theirs and theirs[0][1] > LABEL_WEIGHT and (len(theirs) == 1 or theirs[0][1] > theirs[1][1]):
-            votes[theirs[0][0]] = votes.get(theirs[0][0], 0.0) + CONTEXT_WEIGHT  # "Goght ( formerly Goghot )"
+            cues.append(("alias", theirs[0][0]))  # "Goght ( formerly Goghot )"
+            votes = _summed(cues, weights)
     if label == NAME and not votes:
-        votes[domain.fallback_entity_type] = NAME_WEIGHT  # nothing says what it is: the corpus may
+        cues.append(("name", domain.fallback_entity_type))  # nothing says what it is: the corpus may
+        votes = _summed(cues, weights)
+    if aliases:
+        record_cues(doc.text, name, cues)
     return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _summed(cues: list[tuple[str, str]], weights: Mapping[str, float]) -> dict[str, float]:
+    votes: dict[str, float] = {}
+    for key, etype in cues:
+        votes[etype] = votes.get(etype, 0.0) + weight_of(weights, key)
+    return votes
