@@ -7,7 +7,8 @@ Runtimes: "st" sentence-transformers float32 (the reference, kgkit.stages.embed.
 hand-written torch BERT cut at 128 word pieces (kgkit.stages.search.minilm.LeanMiniLM: `kgkit index`'s default),
 "hand-int8" / "hand-f32" the hand-built onnxruntime graph (kgkit.stages.search.onnx_minilm: `kgkit search`'s
 query encoder), "ort-f32" / "ort-int8" a torch.onnx export of the transformers BertModel run by onnxruntime, the
-int8 one made by onnxruntime.quantization.quantize_dynamic (library code only).
+int8 one made by onnxruntime.quantization.quantize_dynamic (per channel), "ort-fused-int8" the same after
+onnxruntime.transformers.optimizer's BERT fusions (library code only; the files are kept in /tmp/kgkit-bench-embed).
 
 Figures per runtime, with the ratio to the current default ("lean" for batches, "hand-int8" for queries):
 load (a fresh process: import + load + one query, wall), query p50/p95 (the 100 MuSiQue questions one at a
@@ -106,11 +107,30 @@ def quantised_onnx(path: Path) -> Path:
     return path
 
 
+def fused_quantised_onnx(path: Path) -> Path:
+    """The export with onnxruntime's BERT fusions (onnxruntime.transformers.optimizer: Attention,
+    SkipLayerNormalization, BiasGelu), then quantize_dynamic."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    if not path.exists():
+        fused = path.with_name("minilm-fused.onnx")
+        optimize_model(str(export_onnx(WORK / "minilm-f32.onnx")), model_type="bert", num_heads=12,
+                       hidden_size=384).save_model_to_file(str(fused))
+        from onnx import TensorProto
+
+        quantize_dynamic(str(fused), str(path), weight_type=QuantType.QInt8, per_channel=True,
+                         extra_options={"DefaultTensorType": TensorProto.FLOAT})
+    return path
+
+
 def ort_runtime(precision: str = "int8", cut: int = 128):
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
-    path = quantised_onnx(WORK / "minilm-int8.onnx") if precision == "int8" else export_onnx(WORK / "minilm-f32.onnx")
+    path = {"int8": lambda: quantised_onnx(WORK / "minilm-int8.onnx"),
+            "fused-int8": lambda: fused_quantised_onnx(WORK / "minilm-fused-int8.onnx"),
+            "float32": lambda: export_onnx(WORK / "minilm-f32.onnx")}[precision]()
     options = ort.SessionOptions()
     options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -144,6 +164,7 @@ RUNTIMES = {
     "hand-f32": lambda: lean_runtime("float32"),
     "ort-f32": lambda: ort_runtime("float32"),
     "ort-int8": lambda: ort_runtime("int8"),
+    "ort-fused-int8": lambda: ort_runtime("fused-int8"),
 }
 QUERY_ONLY = {"hand-f32"}  # its batches are the lean torch forward's
 
