@@ -49,7 +49,6 @@ from kgkit.io.search_store import DB_NAME
 from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
-from kgkit.stages.coref import WordStats
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 from kgkit.workflows.executors import open_executor
@@ -291,16 +290,13 @@ def add(
         t = clock()
         before = _Before(ws, index=cache if indexed else None)
         stack.callback(before.close)
-        counted: list[WordStats] = []  # the corpus's word counts for coreference, taken while the workers parse
         with open_executor(executor) as mapper:
             if hasattr(mapper, "while_waiting"):  # workers in other processes: read and count while they parse
                 mapper.while_waiting(before)
-                mapper.while_waiting(lambda: counted.append(WordStats({d.id: d.text for d in documents})))
             chunks, extractions = extract_documents(
                 documents, cache=cache, domain=dom, extractor=extractor,
                 max_chars=config.get("max_chars", MAX_CHUNK_CHARS), overlap_chars=config.get("overlap_chars", OVERLAP_CHARS),
-                batch_size=getattr(mapper, "batch_size", OFFLINE_BATCH_SIZE), executor=mapper, progress=progress,
-                words=lambda: counted[0] if counted else None)
+                batch_size=getattr(mapper, "batch_size", OFFLINE_BATCH_SIZE), executor=mapper, progress=progress)
             processes = getattr(mapper, "processes", 0) if getattr(mapper, "used", False) else 0
         previous, kept = before.result()
         timings["extract"] = clock() - t

@@ -44,7 +44,7 @@ from kgkit.io.workspace import (
 )
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities
-from kgkit.stages.extract import Extractor, extract_texts
+from kgkit.stages.extract import Extractor, capabilities, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import (
@@ -156,17 +156,22 @@ def _raise_preflight_failure(extractor: Extractor) -> None:
     """An LLM extractor whose model failed its preflight check sent nothing: raise its PreflightError (the
     CLI exits with code 2) instead of recording every chunk as failed. The check runs before the first request
     the cache cannot answer, so a fully cached re-run needs neither the model nor its key."""
-    failure = getattr(extractor, "preflight_failure", None)
-    if isinstance(failure, Exception):
+    failure = capabilities(extractor).preflight_failure
+    if failure is not None:
         raise failure
 
 
 def _extraction_config(corpus: str | Path, domain: Domain, domain_source: Domain | str, extractor: Extractor,
                        **sizes: Any) -> dict[str, Any]:
-    client = getattr(extractor, "client", None)
     return {"corpus": os.path.abspath(corpus), "domain": domain.id,
             "domain_source": domain_source if isinstance(domain_source, str) else domain.name,
-            "extractor": extractor.id, "model": getattr(client, "model", None), **sizes}
+            "extractor": extractor.id, "model": _client_field(extractor, "model"), **sizes}
+
+
+def _client_field(extractor: Extractor, name: str) -> Any:
+    """The model or ledger of the extractor's LLM client (None without one)."""
+    client = capabilities(extractor).client
+    return None if client is None else {"model": client.model, "ledger": client.ledger}[name]
 
 
 def reject_if_worse(ws: Workspace, result: RunResult, *, max_failures: float, keep_partial: bool,
@@ -237,10 +242,9 @@ def run(
         comms = detect_communities(graph, seed=seed, method=community_method)
         graph = assign_communities(graph, comms)
         timings["communities"] = clock() - t
-        client = getattr(extractor, "client", None)
         result = RunResult(calls_before=calls_before, documents=documents, errors=errors, chunks=chunks,
                            extractions=extractions, cache=cache,
-                           extractor_id=extractor.id, domain_id=dom.id, ledger=getattr(client, "ledger", None),
+                           extractor_id=extractor.id, domain_id=dom.id, ledger=_client_field(extractor, "ledger"),
                            timings=timings, graph=graph, communities=comms, notes=list(ws.notes))
         if reject_if_worse(ws, result, max_failures=max_failures, keep_partial=keep_partial):
             return result
@@ -291,11 +295,10 @@ def extract(
             max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
             timings=timings)
         _raise_preflight_failure(extractor)
-        client = getattr(extractor, "client", None)
         result = ExtractResult(calls_before=calls_before, documents=documents, errors=errors, chunks=chunks,
                                extractions=extractions,
                                cache=cache, extractor_id=extractor.id, domain_id=dom.id,
-                               ledger=getattr(client, "ledger", None), timings=timings)
+                               ledger=_client_field(extractor, "ledger"), timings=timings)
         summary: dict[str, Any] = {
             "documents_ok": len(documents), "documents_failed": len(errors), "chunks": len(chunks),
             "chunk_errors": result.chunk_errors, "error_groups": result.error_groups, "extractor": extractor.id, "extractor_calls": result.extractor_calls,
