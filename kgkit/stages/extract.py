@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from kgkit.core.domain import Domain
+from kgkit.core.protocols import StageCache
 from kgkit.core.records import (
     Chunk,
     ChunkExtraction,
@@ -33,7 +34,6 @@ from kgkit.core.records import (
     Span,
     TextExtraction,
 )
-from kgkit.core.protocols import StageCache
 from kgkit.core.stage import stage
 
 __all__ = ["Extractor", "ExtractorBase", "capabilities", "extract_texts", "locate", "merge_document", "provenance_of"]
