@@ -39,7 +39,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
+from kgkit.core.constants import OFFLINE_BATCH_SIZE
 from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
 from kgkit.io.cache import Cache
@@ -61,6 +61,7 @@ from kgkit.workflows.graph import (
     write_graph_outputs,
 )
 from kgkit.workflows.run import RunResult, reject_if_worse
+from kgkit.workflows.settings import Settings
 
 __all__ = ["RETRACTED", "Added", "add"]
 
@@ -207,29 +208,29 @@ def add(
     clock = time.perf_counter
     timings: dict[str, float] = {}
     with ws.writer(lock_timeout=lock_timeout, step="add"):
-        config = ws.manifest().config
-        if not config.get("corpus") or not config.get("extractor"):
+        config = Settings.of(ws)
+        if not config.corpus or not config.extractor:
             raise WorkspaceError(f"{ws.root} has no run to add to: run `kgkit run DOCS -o {ws.root}` first")
-        corpus = Path(config["corpus"]).resolve()
+        corpus = Path(config.corpus).resolve()
         if not corpus.is_dir():
             raise WorkspaceError(f"the corpus folder of {ws.root} ({corpus}) is gone or not a folder")
-        if extractor is None and config.get("model"):
-            raise WorkspaceError(f"{ws.root} was extracted with the model {config['model']}: pass its extractor "
+        if extractor is None and config.model:
+            raise WorkspaceError(f"{ws.root} was extracted with the model {config.model}: pass its extractor "
                                  "(kgkit.add(..., extractor=...)) to add with it")
         extractor = extractor or default_extractor()
-        if extractor.id != config["extractor"]:
+        if extractor.id != config.extractor:
             raise WorkspaceError(f"the extractor {extractor.id} is not the one {ws.root} was built with "
-                                 f"({config['extractor']}): the graph would not equal a rebuild")
+                                 f"({config.extractor}): the graph would not equal a rebuild")
         added = _into_corpus(files, corpus)
         removed = _out_of_corpus(remove, corpus, ws.path(REMOVED_DIR))
-        dom = domain_of(config.get("domain_source") or "general")
-        if config.get("domain") and dom.id != config["domain"]:
-            raise WorkspaceError(f"the domain {config.get('domain_source')} changed since {ws.root} was built "
-                                 f"({dom.id}, was {config['domain']}): run `kgkit run` again to rebuild with it")
+        dom = domain_of(config.domain_name)
+        if config.domain and dom.id != config.domain:
+            raise WorkspaceError(f"the domain {config.domain_source} changed since {ws.root} was built "
+                                 f"({dom.id}, was {config.domain}): run `kgkit run` again to rebuild with it")
         cache = Cache(ws.cache_dir)
         calls_before = cache.stats.computed[extract_texts.stage_name]
         t = clock()
-        documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+        documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.max_bytes,
                                         exclude=[ws.root])
         indexed = update_index and (ws.index_dir / DB_NAME).exists()
         timings["load"] = clock() - t
@@ -237,7 +238,7 @@ def add(
         with open_executor(executor) as mapper:
             chunks, extractions = extract_documents(
                 documents, cache=cache, domain=dom, extractor=extractor,
-                max_chars=config.get("max_chars", MAX_CHUNK_CHARS), overlap_chars=config.get("overlap_chars", OVERLAP_CHARS),
+                max_chars=config.max_chars, overlap_chars=config.overlap_chars,
                 batch_size=OFFLINE_BATCH_SIZE, executor=mapper, progress=progress)
         previous = read_graph(ws) if ws.exists(GRAPH) else None
         kept = _read_store(ws, previous)
@@ -245,7 +246,7 @@ def add(
         t = clock()
         # built directly, not through the cache: an add's extractions are new, so the cache would miss, and its
         # key (a fingerprint of every extraction) costs twice the build; a cached build is byte-identical anyway
-        built = build_graph(extractions, domain=dom, learned_at=config.get("learned_at"), **split_options(ws))
+        built = build_graph(extractions, domain=dom, learned_at=config.learned_at, **split_options(ws))
         built, journals = replay_decisions(ws, built, dom)
         paths_now = {d.path for d in documents} | {e.path for e in errors}
         gone = set() if previous is None else {
@@ -254,7 +255,7 @@ def add(
         graph = _with_retracted(built, store)
         timings["build"] = clock() - t
         t = clock()
-        comms = detect_communities(graph, seed=config.get("seed", 0), method=config.get("community_method", "louvain"))
+        comms = detect_communities(graph, seed=config.seed, method=config.community_method)
         graph = assign_communities(graph, comms)
         timings["communities"] = clock() - t
         t = clock()
@@ -270,7 +271,7 @@ def add(
                            step="add", flag=""):
             return result
         result.outcome = "failures" if (errors or result.chunk_errors) else "complete"
-        view_nodes = config.get("view_nodes", VIEW_NODES)
+        view_nodes = config.view_nodes
         write_view = ws.exists(VIEW)
         t = clock()
         with _index_update(ws, indexed, graph, (documents, errors, chunks), cache) as update:
