@@ -162,16 +162,19 @@ def test_cli_and_mcp_add(partial) -> None:
     assert manifest.step == "index" and json.loads((ws / "run.json").read_text())["documents_ok"] == 13
 
 
-def test_a_fresh_cli_add_equals_the_full_run(
+def test_a_fresh_cli_add_extracts_on_forked_workers_and_equals_the_one_process_run(
         full: Path, offline_extractor, general_domain, tmp_path: Path) -> None:
-    """A fresh `kgkit add` process: DOC's chunks are taken out of the cache, so they are extracted for real;
-    graph.json, communities.json, extractions.jsonl and graph.html equal the full run's, and the index answers
-    as the full run's does."""
+    """A fresh `kgkit add` process forks extraction workers before its imports (kgkit.workflows.prefork: they
+    load spaCy while it imports pandas, then parse the new chunks side by side), and draws the view in a child
+    while it prepares the search index update. DOC's chunks are taken out of the cache, so the workers extract
+    them for real: graph.json, communities.json, extractions.jsonl and graph.html equal the full run's, whose
+    extraction ran in one process (the demo run), and the index answers as the full run's does."""
     from kgkit.io.cache import Cache
     from kgkit.stages.chunk import chunk_document
     from kgkit.stages.extract import extract_texts
     from kgkit.stages.search.minilm import search_embedder
     from kgkit.workflows.corpus import load_corpus
+    from kgkit.workflows.prefork import available_cores
 
     corpus, ws, outside = tmp_path / "corpus", tmp_path / "ws", tmp_path / "outside" / DOC
     shutil.copytree(DEMO_CORPUS, corpus)
@@ -194,11 +197,62 @@ def test_a_fresh_cli_add_equals_the_full_run(
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)
     assert summary["extractor_calls"] == 10 and summary["added"] == [DOC]
+    assert summary["extraction_processes"] == (min(available_cores(), 8) if available_cores() >= 2 else 0)
     for name in (*ARTEFACTS, "graph.html"):
         assert (ws / name).read_bytes() == (full / name).read_bytes(), name
     assert summary["index"]["added"] > 0 and kgkit.Workspace(ws).manifest().stale == {}
     for query in ("war powers", "Congress", "neutrality act of 1937"):
         assert _search(ws, query) == _search(full, query), query
+
+
+def test_forked_workers_survive_a_dying_worker_and_run_in_order(tmp_path: Path) -> None:
+    """A worker that dies has its batches computed by another, or here when none is left; results come back
+    in order; batches and answers larger than a pipe's buffer pass; a pool never sent a batch is ended at once;
+    `while_waiting` runs once, only when a map waits."""
+    from kgkit.workflows.prefork import ForkedWorkers
+
+    seen = []
+    with ForkedWorkers.start(lambda: None, workers=2) as pool:
+        pool.while_waiting(lambda: seen.append("waited"))
+        assert list(pool.map(sorted, [[3, 1], [2], [9, 4, 7]] * 5)) == [[1, 3], [2], [4, 7, 9]] * 5
+        assert seen == ["waited"] and pool.used and pool.processes == 2
+        os.kill(pool.pid, 9)  # the first worker dies; the second is its child and lives on
+        assert list(pool.map(len, [[1], [1, 2], []] * 4)) == [1, 2, 0] * 4
+    with ForkedWorkers.start(lambda: None, workers=1) as pool:
+        os.kill(pool.pid, 9)
+        assert list(pool.map(sum, [[1, 2], [3]])) == [3, 3]  # no worker left: computed in this process
+    big = ["x" * 3_000_000, "y" * 2_000_000, "z"] * 3  # batches and answers larger than a pipe holds: no deadlock
+    with ForkedWorkers.start(lambda: __import__("time").sleep(0.5), workers=2) as pool:
+        assert list(pool.map(str.upper, big)) == [b.upper() for b in big]
+    unused = ForkedWorkers.start(lambda: __import__("time").sleep(60), workers=2)
+    unused.close()  # killed at once, not after its warm-up
+    assert unused.pid is None and seen == ["waited"]
+
+
+def test_a_forked_call_gives_its_value_or_computes_it_here(tmp_path: Path) -> None:
+    """ForkedCall (the view drawn beside the index update): the child's value, large or not; a child that fails
+    or dies, or no child at all, means the value (or the same error) is computed in this process; a child whose
+    value was never taken is killed."""
+    from kgkit.workflows.prefork import ForkedCall
+
+    here = os.getpid()
+    with ForkedCall.start(lambda: ("x" * 3_000_000, os.getpid()), fork=True) as call:
+        text, pid = call.result()
+    assert call.forked and len(text) == 3_000_000 and pid != here  # more than a pipe holds: no deadlock
+    assert ForkedCall.start(os.getpid, fork=False).result() == here
+
+    def fails_there() -> int:
+        if os.getpid() != here:
+            raise RuntimeError("only in the child")
+        return 7
+
+    assert ForkedCall.start(fails_there, fork=True).result() == 7  # computed again here
+    with pytest.raises(ZeroDivisionError):
+        ForkedCall.start(lambda: 1 // 0, fork=True).result()  # the same error, raised here
+    mark = tmp_path / "finished"
+    waiting = ForkedCall.start(lambda: (__import__("time").sleep(30), mark.touch()), fork=True)
+    waiting.close()  # killed at once
+    assert waiting.pid is None and not mark.exists()
 
 
 def test_only_changed_text_is_extracted(tmp_path: Path) -> None:
