@@ -284,7 +284,7 @@ def main() -> None:
         "add_in_process_first": in_process[FIRST], "add_in_process_second": in_process[SECOND],
         "add_cli_s": round(cli, 3), "add_cli_cpu_s": round(cli_cpu, 3),
         "add_cli_extractor_calls": cli_summary["extractor_calls"], "add_cli_timings": cli_summary["timings"],
-        "add_cli_extraction_processes": cli_summary.get("extraction_processes", 0),
+        "add_cli_extraction_processes": cli_summary["extraction_processes"],
         "layouts": layouts, "gazetteer_entries_before_cli_add": gazetteer_stored,
         "gazetteer_entries_after_cli_add": _entries(ws, "gazetteer"),
         "peer_full_warm_run_s": round(peer, 3), "peer_full_warm_run_cpu_s": round(peer_cpu, 3),

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from kgkit.cli import options as o
+from kgkit.cli.add_workers import workers_for
 from kgkit.cli.display import plain
 
 __all__ = ["add_command"]
@@ -35,12 +36,17 @@ def add_command(
             o.fail(f"error: no such file: {f}")
     if not (workspace / "manifest.json").is_file():
         o.fail(f"error: {workspace} is not a kgkit workspace (run `kgkit run DOCS -o {workspace}` first)")
-    from kgkit.workflows.add import add
+    workers = workers_for(workspace, files or [])  # forked before the imports below (kgkit.cli.add_workers)
+    try:
+        from kgkit.workflows.add import add
 
-    ws = o.open_workspace(workspace)
-    with o.workspace_errors():
-        result = add(ws, files or [], remove=remove or [], at=o.now(), update_index=not no_index,
-                     lock_timeout=lock_timeout)
+        ws = o.open_workspace(workspace)
+        with o.workspace_errors():
+            result = add(ws, files or [], remove=remove or [], at=o.now(), update_index=not no_index,
+                         lock_timeout=lock_timeout, executor=workers)
+    finally:
+        if workers is not None:
+            workers.close()
     summary = result.summary()
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False, sort_keys=True))

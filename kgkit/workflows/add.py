@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ import pandas as pd
 from kgkit.core.constants import OFFLINE_BATCH_SIZE
 from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
+from kgkit.io.atomic import dumps_json
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME
 from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
@@ -58,8 +60,10 @@ from kgkit.workflows.graph import (
     replay_decisions,
     split_options,
     stage_files,
+    view_html,
     write_graph_outputs,
 )
+from kgkit.workflows.prefork import ForkedCall, ForkedWorkers
 from kgkit.workflows.run import RunResult, reject_if_worse
 from kgkit.workflows.settings import Settings
 
@@ -77,11 +81,13 @@ class Added(RunResult):
     retracted: list[str] = field(default_factory=list)  # corpus paths that left the corpus in this add
     expired_relations: int = 0  # relations expired by this add's retractions
     index: dict[str, Any] | None = None  # the search index update (None: the workspace has no index)
+    extraction_processes: int = 0  # worker processes that extracted (the CLI's forked ones); 0: this process
 
     def summary(self) -> dict[str, Any]:
-        """run.json's fields plus added, retracted, expired_relations and index."""
+        """run.json's fields plus added, retracted, expired_relations, index and extraction_processes."""
         return {**super().summary(), "schema": "kgkit.add/1", "added": self.added, "retracted": self.retracted,
-                "expired_relations": self.expired_relations, "index": self.index}
+                "expired_relations": self.expired_relations, "index": self.index,
+                "extraction_processes": self.extraction_processes}
 
 
 def _now() -> str:
@@ -178,6 +184,53 @@ def _read_store(ws: Workspace, graph: Graph | None) -> dict[str, pd.DataFrame]:
     return {"relations": stored.relations, "provenance": stored.provenance, "entities": stored.entities}
 
 
+class _Before:
+    """What an add needs besides the extractions, done once: the current graph and the retracted store read,
+    the search index opened (`index`: the cache, given when it is to be), and networkx imported (communities).
+    Run while extraction workers in other processes parse (their `while_waiting`), else after the extraction.
+    `close()` closes an index not taken (`take_index`)."""
+
+    def __init__(self, ws: Workspace, *, index: Cache | None) -> None:
+        self.ws, self.index = ws, index
+        self.called, self.error = False, None
+        self.previous: Graph | None = None
+        self.kept: dict[str, pd.DataFrame] = {}
+        self.opened: Any = None
+
+    def __call__(self) -> None:
+        if self.called:
+            return
+        self.called = True
+        try:
+            self.previous = read_graph(self.ws) if self.ws.exists(GRAPH) else None
+            self.kept = _read_store(self.ws, self.previous)
+            import networkx  # noqa: F401  (communities needs it: imported while the workers parse)
+
+            if self.index is not None:
+                from kgkit.io.search_store import open_index
+                from kgkit.workflows.index import query_embedder
+
+                self.opened = open_index(self.ws.index_dir, embedder=query_embedder(self.ws),
+                                         cache=self.index.using(None))
+        except Exception as exc:  # raised by result(), in the add, not inside the extraction's map
+            self.error = exc
+
+    def take_index(self) -> Any:
+        """The opened search index, now the caller's to close (None when none was opened)."""
+        opened, self.opened = self.opened, None
+        return opened
+
+    def close(self) -> None:
+        if self.opened is not None:
+            self.take_index().close()
+
+    def result(self) -> tuple[Graph | None, dict[str, pd.DataFrame]]:
+        self()
+        if self.error is not None:
+            raise self.error
+        return self.previous, self.kept
+
+
 def add(
     workspace: Workspace | str | os.PathLike[str],
     files: Sequence[str | os.PathLike[str]] = (),
@@ -197,7 +250,8 @@ def add(
     communities, view, extractions.jsonl, run.json and an existing search index up to date with the last run's
     settings. `extractor`: needed only when the run did not use the offline extractor (its id must match the
     run's). `executor`: where the new chunks are extracted (kgkit.workflows.executors: "serial" by default,
-    "local:N", a scheduler's address, or an Executor). `at`: the retraction time stamped as `expired_at` (default: now, UTC). WorkspaceError when the
+    "local:N", a scheduler's address, or an Executor such as the CLI's kgkit.workflows.prefork.ForkedWorkers,
+    whose `batch_size` is then used). `at`: the retraction time stamped as `expired_at` (default: now, UTC). WorkspaceError when the
     workspace has no run to add to.
 
     As with `run`, a result worse than the current generation is not committed unless `keep_partial`: when more
@@ -207,7 +261,7 @@ def add(
     ws = as_workspace(workspace)
     clock = time.perf_counter
     timings: dict[str, float] = {}
-    with ws.writer(lock_timeout=lock_timeout, step="add"):
+    with ws.writer(lock_timeout=lock_timeout, step="add"), contextlib.ExitStack() as stack:
         config = Settings.of(ws)
         if not config.corpus or not config.extractor:
             raise WorkspaceError(f"{ws.root} has no run to add to: run `kgkit run DOCS -o {ws.root}` first")
@@ -235,13 +289,18 @@ def add(
         indexed = update_index and (ws.index_dir / DB_NAME).exists()
         timings["load"] = clock() - t
         t = clock()
+        before = _Before(ws, index=cache if indexed else None)
+        stack.callback(before.close)
         with open_executor(executor) as mapper:
+            workers = mapper if isinstance(mapper, ForkedWorkers) else None  # the CLI's, forked at start
+            if workers is not None:  # workers in other processes: read the graph and open the index while they parse
+                workers.while_waiting(before)
             chunks, extractions = extract_documents(
                 documents, cache=cache, domain=dom, extractor=extractor,
                 max_chars=config.max_chars, overlap_chars=config.overlap_chars,
-                batch_size=OFFLINE_BATCH_SIZE, executor=mapper, progress=progress)
-        previous = read_graph(ws) if ws.exists(GRAPH) else None
-        kept = _read_store(ws, previous)
+                batch_size=workers.batch_size if workers else OFFLINE_BATCH_SIZE, executor=mapper, progress=progress)
+            processes = workers.processes if workers is not None and workers.used else 0
+        previous, kept = before.result()
         timings["extract"] = clock() - t
         t = clock()
         # built directly, not through the cache: an add's extractions are new, so the cache would miss, and its
@@ -264,7 +323,7 @@ def add(
                        timings=timings, graph=graph, communities=comms, notes=list(ws.notes),
                        added=added, retracted=sorted({p for p in removed} | {
                            str(r.path) for r in (previous.documents.itertuples() if previous is not None else [])
-                           if str(r.id) in gone}), expired_relations=expired)
+                           if str(r.id) in gone}), expired_relations=expired, extraction_processes=processes)
         emptied = [d.path for d in extractions if d.path in set(added) and d.chunks
                    and all(c.error is not None for c in d.chunks)]
         if reject_if_worse(ws, result, max_failures=max_failures, keep_partial=keep_partial, emptied=emptied,
@@ -273,8 +332,14 @@ def add(
         result.outcome = "failures" if (errors or result.chunk_errors) else "complete"
         view_nodes = config.view_nodes
         write_view = ws.exists(VIEW)
+        # with extraction workers forked (the CLI), a child process forked now draws the view and writes out the
+        # extractions while this one prepares the index update and the rest; the same bytes either way
+        forks = isinstance(executor, ForkedWorkers) and threading.active_count() == 1
         t = clock()
-        with _index_update(ws, indexed, graph, (documents, errors, chunks), cache) as update:
+        with ForkedCall.start(lambda g=graph: _drawn(ws, g, view_nodes if write_view else None, extractions),
+                              fork=forks) as drawn, \
+                _index_update(ws, indexed, graph, (documents, errors, chunks), cache, embed_now=forks,
+                              opened=before.take_index()) as update:
             timings["index"] = clock() - t
             t = clock()
             gen = ws.begin("add")
@@ -286,9 +351,10 @@ def add(
                     gen.remove(RETRACTED)
             else:
                 gen.write_bytes(RETRACTED, Graph.empty().replace(**store).to_json_bytes(end=b"\n"))
-            gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
+            view, extractions_bytes = drawn.result()
+            gen.write_bytes(EXTRACTIONS, extractions_bytes)
             result.outputs = write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=view_nodes,
-                                                 graph_bytes=graph_bytes)
+                                                 graph_bytes=graph_bytes, view=view)
             result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
             timings["write"] = clock() - t
             result.generation = ws.manifest().generation + 1
@@ -302,15 +368,23 @@ def add(
     return result
 
 
+def _drawn(ws: Workspace, graph: Graph, view_nodes: int | None, extractions: Sequence[Any]) -> tuple[str | None, bytes]:
+    """graph.html's text (None when `view_nodes` is None: no view) and extractions.jsonl's bytes."""
+    rows = "".join(dumps_json(e.model_dump(mode="json")) + "\n" for e in extractions)  # as Generation.write_jsonl
+    return (view_html(ws, graph, view_nodes) if view_nodes is not None else None), rows.encode("utf-8")
+
+
 @contextlib.contextmanager
-def _index_update(ws: Workspace, indexed: bool, graph: Graph, corpus_chunks: Any, cache: Cache) -> Iterator[Any]:
+def _index_update(ws: Workspace, indexed: bool, graph: Graph, corpus_chunks: Any, cache: Cache, *,
+                  embed_now: bool, opened: Any) -> Iterator[Any]:
     """The search index update prepared (kgkit.workflows.index.prepare_index_update; None without an index):
-    the graph about to be written and the corpus just read and chunked, not read and chunked again."""
+    the graph about to be written and the corpus just read and chunked, not read and chunked again; `opened`:
+    the index, opened while the extraction ran (it closes it)."""
     if not indexed:
         yield None
         return
     from kgkit.workflows.index import prepare_index_update, query_embedder
 
-    with prepare_index_update(ws, embedder=query_embedder(ws), graph=graph, corpus_chunks=corpus_chunks,
-                              cache=cache) as update:
+    with prepare_index_update(ws, embedder=None if opened else query_embedder(ws), graph=graph,
+                              corpus_chunks=corpus_chunks, cache=cache, embed_now=embed_now, opened=opened) as update:
         yield update

@@ -26,6 +26,7 @@ from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME, IndexStore, open_index
 from kgkit.io.workspace import GRAPH, INDEX_DIR, Workspace, WorkspaceError
 from kgkit.stages.chunk import chunk_document
+from kgkit.stages.embed import embed_batched
 from kgkit.stages.search import entities_by_chunk, items_from_chunks, items_from_graph
 from kgkit.stages.search.minilm import search_embedder
 from kgkit.workflows.corpus import Progress, load_corpus
@@ -89,15 +90,25 @@ def prepare_index_update(
     progress: Progress | None = None, cache: Cache | str | os.PathLike[str] | None = None, mapper: Any = None,
     graph: Graph | None = None,
     corpus_chunks: tuple[Sequence[Document], Sequence[DocumentError], Sequence[Chunk]] | None = None,
+    embed_now: bool = False, opened: Any = None,
 ) -> IndexUpdate:
     """The first half of `index_report` (same arguments; `mapper`: an open Executor, or None for serial), inside
-    the caller's writer lock: the items made and the index opened; nothing in it is written yet (an add commits
-    its graph first). `apply()` writes it."""
+    the caller's writer lock: the items made and the index opened; nothing in it is written yet. `apply()`
+    writes it. `embed_now`: the new or changed items' texts are embedded into the cache here, so that `apply()`
+    reads them back (an add prepares while its view is drawn in another process, before it commits the graph
+    the index then follows; a large first index does not: it would read every vector back). `opened`: the
+    index opened already (`open_index(ws.index_dir, embedder=embedder, cache=...)`), closed by this update."""
     cache = cache if isinstance(cache, Cache) else Cache(cache if cache is not None else ws.cache_dir)
-    search_index = None
+    search_index = opened
     try:
         items, kinds, failed = _items(ws, corpus, graph, corpus_chunks, cache)
-        search_index = open_index(ws.index_dir, embedder=embedder, cache=cache.using(mapper), progress=progress)
+        if search_index is None:
+            search_index = open_index(ws.index_dir, embedder=embedder, cache=cache.using(mapper), progress=progress)
+        if embed_now and search_index.embedder is not None:  # what `add` embeds, now (a cache entry per text)
+            row_of, stored = search_index.row_of, search_index.items
+            texts = list(dict.fromkeys(i.text for i in items if i.id not in row_of
+                                       or stored[row_of[i.id]].hash != i.hash))
+            embed_batched(texts, embedder=search_index.embedder, cache=search_index.cache)
     except BaseException:
         if search_index is not None:
             search_index.close()
