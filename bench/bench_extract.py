@@ -22,7 +22,7 @@ saying so, when its data is absent.
 
 **Re-DocRED dev.** Each document's text is its tokens joined by spaces (the gold token spans become character
 spans). It runs through what `kgkit run` does with the offline extractor: chunk_document, the extractor,
-locate + merge_document, then the document-level mention stage (kgkit.stages.coref). Named gold entities are the
+locate + merge_document, then the document-level mention stage (kgkit.extractors.offline.coref). Named gold entities are the
 vertexSet clusters typed PER, ORG, LOC or MISC (TIME and NUM are not named things); a predicted entity is one
 (name, type) of a document.
 
@@ -176,7 +176,7 @@ class Pipeline:
         self.domain, self.extractor = domain, OfflineExtractor()
         self.passes: dict[str, dict[str, int]] = {}  # what each mention pass changed (--passes)
         try:
-            from kgkit.stages.coref import coref_documents
+            from kgkit.extractors.offline.coref import coref_documents
             from kgkit.stages.furniture import strip_furniture
         except ImportError:  # before these stages existed
             coref_documents = strip_furniture = None

@@ -50,7 +50,7 @@ def test_domain_and_decision_files_parse_as_before() -> None:
 
 
 def test_word_counts_taken_earlier_give_the_same_naming(general_domain) -> None:
-    import kgkit.stages.coref as coref
+    import kgkit.extractors.offline.coref as coref
     from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, Span, TextExtraction
 
     text = "Hitherto we went. We went hitherto, and Hitherto stayed.\n\nNationwide it rained."

@@ -1,4 +1,4 @@
-"""Document- and corpus-level naming of offline extractions (kgkit.stages.coref)."""
+"""Document- and corpus-level naming of offline extractions (kgkit.extractors.offline.coref)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from kgkit.core.records import (
     Span,
     TextExtraction,
 )
-from kgkit.stages.coref import coref_documents, parse_votes
+from kgkit.extractors.offline.coref import coref_documents, parse_votes
 
 
 def entity(name: str, etype: str, start: int, votes: str | None = None) -> ExtractedEntity:

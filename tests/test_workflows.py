@@ -18,6 +18,7 @@ from kgkit.cli import app
 from kgkit.core.records import TextExtraction
 from kgkit.io.workspace import Workspace, WorkspaceBusy
 from kgkit.stages.embed import HashingEmbedder
+from kgkit.stages.extract import ExtractorBase
 from kgkit.stages.resolve import person_decision
 from kgkit.testing.workspaces import SAMPLE_DOCUMENTS, CapitalisedNames
 
@@ -208,3 +209,51 @@ def test_decisions_survive_a_rebuild_and_undo_still_works(tmp_path):
     assert ws.journal_names() == ["journal/0001.json"]  # the old lineage's journal is gone, a fresh one undoes
     kgkit.undo(ws)
     assert set(kgkit.read_graph(ws).entities["id"]) == set(built.entities["id"])
+
+
+class Shorter(CapitalisedNames, ExtractorBase):
+    """CapitalisedNames declaring a document hook (kgkit.stages.extract.ExtractorBase.refine_documents) that
+    keeps only each chunk's first entity, so what reaches the graph shows the hook ran."""
+
+    id = "shorter:1"
+
+    def refine_documents(self, extractions, *, domain, texts):
+        assert set(texts) == {d.document_id for d in extractions}  # every document's text is handed over
+        return [d.model_copy(update={"chunks": tuple(
+            c.model_copy(update={"extraction": c.extraction.model_copy(update={
+                "entities": c.extraction.entities[:1], "relations": ()})}) for c in d.chunks)}) for d in extractions]
+
+
+class PlainNames:
+    """Only `id` and `extract`: the default capabilities (no hook, no client, no preflight)."""
+
+    id = "plain-names:1"
+
+    def extract(self, texts, *, domain):
+        return CapitalisedNames().extract(texts, domain=domain)
+
+
+def test_the_document_hook_is_the_extractors_own_and_a_plain_extractor_gets_the_defaults(tmp_path):
+    docs = corpus(tmp_path)
+    hooked = kgkit.run(tmp_path / "hooked", docs, extractor=Shorter(), write_view=False)
+    plain = kgkit.run(tmp_path / "plain", docs, extractor=PlainNames(), write_view=False)
+    assert hooked.outcome == plain.outcome == "complete"
+    def per_chunk(result):
+        return [len(c.extraction.entities) for d in result.extractions for c in d.chunks]
+
+    assert max(per_chunk(hooked)) == 1 < max(per_chunk(plain))  # the hook's output is what was kept and built
+    assert len(hooked.graph.entities) < len(plain.graph.entities)
+    assert Workspace(tmp_path / "plain").manifest().config["model"] is None  # no client: no model recorded
+
+
+def test_the_llm_options_are_declared_once_and_discover_needs_a_model(tmp_path):
+    runner = CliRunner()
+    for command in ("run", "extract", "discover", "narrate"):
+        shown = runner.invoke(app, [command, "--help"], terminal_width=200).stdout
+        assert "--model" in shown and "--max-cost" in shown and "--price-in" in shown, command
+    assert "--rpm" in runner.invoke(app, ["run", "--help"], terminal_width=200).stdout
+    missing = runner.invoke(app, ["discover", str(corpus(tmp_path)), "-o", str(tmp_path / "ws")])
+    assert missing.exit_code == 2 and "--model" in missing.output
+    unpriced = runner.invoke(app, ["discover", str(corpus(tmp_path)), "-o", str(tmp_path / "ws"),
+                                   "--model", "openai/gpt-4o-mini"])
+    assert unpriced.exit_code == 2 and "--max-cost" in unpriced.output  # a paid model needs a cap: nothing sent

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -19,16 +20,10 @@ from kgkit.cli import options as o
 from kgkit.cli.display import plain
 
 
+@o.with_llm_options("max_cost", "price_in", "price_out", "free", "api_base", "concurrency", max_tokens=1024)
 def narrate_command(
     graph: Path = typer.Argument(..., help="A workspace, or a graph.json file."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Markdown file to write (narrative.json is written beside it). Default: narrative.md beside the graph."),
-    model: str | None = o.MODEL,
-    max_cost: float | None = o.MAX_COST,
-    price_in: float | None = o.PRICE_IN,
-    price_out: float | None = o.PRICE_OUT,
-    free: bool = o.FREE,
-    api_base: str | None = o.API_BASE,
-    concurrency: int = o.CONCURRENCY,
     cache: Path | None = typer.Option(None, help="Cache folder (default: the graph's workspace/cache)."),
     top_entities: int = typer.Option(10, "--entities", help="Most connected entities to describe."),
     chains: int = typer.Option(5, "--chains", help="Relationship chains to tell."),
@@ -36,6 +31,7 @@ def narrate_command(
     llm_communities: int = typer.Option(10, "--llm-communities", help="Largest communities labelled by the model (the rest extractively)."),
     seed: int = typer.Option(0, help="Seed, when the graph carries no communities and they must be found."),
     as_json: bool = typer.Option(False, "--json", help="Print the narrative as kgkit.narrative/1 JSON."),
+    llm: Any = None,
 ) -> None:
     """Write an overview, the main relationship chains, a timeline, entity descriptions and community labels,
     every sentence citing its relations and documents."""
@@ -48,9 +44,7 @@ def narrate_command(
         ws = o.open_workspace(file.parent, create=False)  # type: ignore[union-attr]
     store = Cache(cache if cache is not None else ws.cache_dir)
     with o.workspace_errors():
-        options = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
-                                concurrency=concurrency, api_base=api_base, max_tokens=1024)
-        client = None if options is None else options.client(cache=store)
+        client = None if llm is None else llm.client(cache=store)
     try:
         told = narrate(ws, graph=None if file is None else o.read_graph_arg(file), output=output, llm=client,
                        cache=store, seed=seed, top_entities=top_entities, chains=chains, timeline=timeline,

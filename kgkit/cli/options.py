@@ -7,8 +7,10 @@ Only typer and the standard library load here, so `kgkit --help` stays fast.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -17,8 +19,8 @@ import typer
 
 from kgkit.core import constants
 
-__all__ = ["CONCURRENCY", "JSON", "LOCK_TIMEOUT", "WORKSPACE", "duration", "fail", "learned_at", "llm_options",
-           "open_cache", "open_workspace", "size", "workspace_errors"]
+__all__ = ["CONCURRENCY", "JSON", "LLM_FLAGS", "LOCK_TIMEOUT", "WORKSPACE", "duration", "fail", "learned_at",
+           "llm_options", "open_cache", "open_workspace", "size", "with_llm_options", "workspace_errors"]
 
 WORKSPACE = typer.Option(..., "-w", "--workspace", help="Workspace folder (graph.json, run.json, index, cache ...).")
 OUTPUT = typer.Option(..., "-o", "--output", help="Workspace folder to write (graph.json, graph.html, run.json, cache).")
@@ -48,6 +50,13 @@ RPM = typer.Option(None, "--rpm", help="LLM requests per minute at most.")
 TPM = typer.Option(None, "--tpm", help="LLM tokens per minute at most.")
 NO_CONTEXT = typer.Option(False, "--no-context", help="No shared document summary in extraction prompts.")
 TIMEOUT = typer.Option(None, "--timeout", min=0.1, help="Seconds to wait for one LLM answer (default 120); a timed-out request is charged its worst case and tried once more.")
+
+LLM_FLAGS: dict[str, tuple[Any, Any]] = {  # parameter -> (type, option): the LLM block, declared once
+    "model": (str | None, MODEL), "max_cost": (float | None, MAX_COST), "price_in": (float | None, PRICE_IN),
+    "price_out": (float | None, PRICE_OUT), "free": (bool, FREE), "api_base": (str | None, API_BASE),
+    "concurrency": (int, CONCURRENCY), "rpm": (int | None, RPM), "tpm": (int | None, TPM),
+    "no_context": (bool, NO_CONTEXT), "timeout": (float | None, TIMEOUT)}
+REQUIRED_MODEL = typer.Option(..., "--model", "-m", help="litellm model string, e.g. openai/gpt-4o-mini, ollama/llama3.1.")
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3}
 _DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -115,6 +124,43 @@ def llm_options(model: str | None, **fields: Any) -> Any:
     from kgkit.llm.options import LLMOptions
 
     return LLMOptions(model=model, **{k: v for k, v in fields.items() if v is not None})
+
+
+def with_llm_options(*flags: str, model_required: bool = False, **fixed: Any) -> Callable[[Callable[..., Any]], Any]:
+    """Give a typer command the LLM options `flags` (names of LLM_FLAGS; "model" always) declared once here; the
+    command receives them as one keyword, `llm`: the LLMOptions they make (`fixed` fields added, e.g.
+    max_tokens), or None without --model. `model_required`: --model must be given (discover).
+
+    >>> @with_llm_options("max_cost", max_tokens=1024)
+    ... def cmd(x: int = 1, *, llm=None):
+    ...     return llm
+    >>> list(inspect.signature(cmd).parameters), cmd(x=1, model=None, max_cost=None)
+    (['x', 'model', 'max_cost'], None)
+    >>> cmd(x=1, model="m", max_cost=0.5).max_tokens
+    1024
+    """
+    names = ["model", *(f for f in flags if f != "model")]
+
+    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(command)
+        kept = [p for p in signature.parameters.values() if p.name != "llm"]
+        added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=option)
+                 for n, (kind, option) in LLM_FLAGS.items() if n in names]
+        if model_required:
+            added[0] = added[0].replace(annotation=str, default=REQUIRED_MODEL)
+
+        @functools.wraps(command)
+        def with_llm(**values: Any) -> Any:
+            given = {n: values.pop(n) for n in names}
+            if "no_context" in given:
+                given["document_context"] = not given.pop("no_context")
+            return command(**values, llm=llm_options(given.pop("model"), **given, **fixed))
+
+        with_llm.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in kept] + added)
+        return with_llm
+
+    return wrap
 
 
 def open_workspace(path: Path, *, create: bool = False) -> Any:

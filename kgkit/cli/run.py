@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["build", "discover", "domains", "extract", "run", "view"]
 
 
+@o.with_llm_options("max_cost", "price_in", "price_out", "free", "api_base", "concurrency", "rpm", "tpm", "no_context",
+                    "timeout")
 def run(
     docs: Path = typer.Argument(..., help="Folder (or file) of documents: txt, md, html, pdf, docx."),
     output: Path = o.OUTPUT,
@@ -35,17 +37,6 @@ def run(
     view_nodes: int = o.VIEW_NODES,
     no_view: bool = o.NO_VIEW,
     as_json: bool = o.JSON,
-    model: str | None = o.MODEL,
-    max_cost: float | None = o.MAX_COST,
-    price_in: float | None = o.PRICE_IN,
-    price_out: float | None = o.PRICE_OUT,
-    free: bool = o.FREE,
-    api_base: str | None = o.API_BASE,
-    concurrency: int = o.CONCURRENCY,
-    rpm: int | None = o.RPM,
-    tpm: int | None = o.TPM,
-    no_context: bool = o.NO_CONTEXT,
-    timeout: float | None = o.TIMEOUT,
     learned_at: str | None = o.LEARNED_AT,
     seed: int = o.SEED,
     max_failures: float = typer.Option(0.1, "--max-failures", min=0.0, max=1.0, help="Share of chunks that may fail (0.1 = 10%); above it the run does not replace the workspace's outputs."),
@@ -53,6 +44,7 @@ def run(
     lock_timeout: float = o.LOCK_TIMEOUT,
     executor: str = o.EXECUTOR,
     scheduler: str | None = o.SCHEDULER,
+    llm: Any = None,
 ) -> None:
     """Load, chunk, extract, build, find communities, draw the view: graph.json, communities.json,
     extractions.jsonl, graph.html and run.json, committed together.
@@ -81,9 +73,6 @@ def run(
     ws = o.open_workspace(output, create=True)
     run_cache = o.open_cache(cache, ws)
     with o.workspace_errors():
-        llm = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
-                            api_base=api_base, concurrency=concurrency, rpm=rpm, tpm=tpm,
-                            document_context=not no_context, timeout=timeout)
         extractor = _extractor(llm, run_cache)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=Console(stderr=True), transient=True, disable=as_json) as bar:
@@ -154,24 +143,17 @@ def _print_summary(s: RunSummary) -> None:
         console.print(f"{name:12s} {safe(path)}")
 
 
+@o.with_llm_options("max_cost", "price_in", "price_out", "free", "api_base", "concurrency", "no_context", "timeout")
 def extract(
     docs: Path = typer.Argument(..., help="Folder (or file) of documents."),
     output: Path = o.OUTPUT,
     domain: str = o.DOMAIN,
-    model: str | None = o.MODEL,
-    max_cost: float | None = o.MAX_COST,
-    price_in: float | None = o.PRICE_IN,
-    price_out: float | None = o.PRICE_OUT,
-    free: bool = o.FREE,
-    api_base: str | None = o.API_BASE,
-    concurrency: int = o.CONCURRENCY,
-    no_context: bool = o.NO_CONTEXT,
-    timeout: float | None = o.TIMEOUT,
     max_size: str = o.MAX_SIZE,
     chunk_chars: int = o.CHUNK_CHARS,
     overlap_chars: int = o.OVERLAP_CHARS,
     as_json: bool = o.JSON,
     lock_timeout: float = o.LOCK_TIMEOUT,
+    llm: Any = None,
 ) -> None:
     """Load, chunk and extract only (no graph): write extractions.jsonl and extract.json with the costs."""
     from kgkit.cli.report import llm_rows
@@ -185,9 +167,6 @@ def extract(
     ws = o.open_workspace(output, create=True)
     cache = Cache(ws.cache_dir)
     with o.workspace_errors():
-        llm = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
-                            api_base=api_base, concurrency=concurrency, document_context=not no_context,
-                            timeout=timeout)
         extract_workflow(ws, docs, domain=domain, extractor=_extractor(llm, cache), cache=cache,
                          max_bytes=o.size(max_size), max_chars=chunk_chars, overlap_chars=overlap_chars,
                          batch_size=extraction_batch_size(llm), lock_timeout=lock_timeout)
@@ -207,16 +186,10 @@ def extract(
         raise typer.Exit(1)
 
 
+@o.with_llm_options("max_cost", "price_in", "price_out", "free", "api_base", "timeout", model_required=True)
 def discover(
     docs: Path = typer.Argument(..., help="Folder (or file) of documents to sample."),
     output: Path = typer.Option(..., "-o", "--output", help="Workspace folder (domain.yaml and cache go here)."),
-    model: str = typer.Option(..., "--model", "-m", help="litellm model string, e.g. openai/gpt-4o-mini, ollama/llama3.1."),
-    max_cost: float | None = o.MAX_COST,
-    price_in: float | None = o.PRICE_IN,
-    price_out: float | None = o.PRICE_OUT,
-    free: bool = o.FREE,
-    api_base: str | None = o.API_BASE,
-    timeout: float | None = o.TIMEOUT,
     max_types: int = typer.Option(10, "--max-types", help="Entity types at most, fallback types included."),
     sample: int = typer.Option(12, "--sample", help="Chunks sampled from the corpus."),
     seed: int = typer.Option(0, "--seed", help="Sampling seed (same corpus + seed -> same sample)."),
@@ -225,34 +198,23 @@ def discover(
     max_size: str = o.MAX_SIZE,
     chunk_chars: int = o.CHUNK_CHARS,
     as_json: bool = o.JSON,
+    llm: Any = None,
 ) -> None:
     """Propose a domain (entity and relation types) from sampled chunks; save it as editable YAML."""
-    from kgkit import io
     from kgkit.cli.report import llm_rows
-    from kgkit.io.cache import Cache
-    from kgkit.io.workspace import DOMAIN
-    from kgkit.stages.chunk import chunk_document
-    from kgkit.stages.discover import discover_domain
-    from kgkit.workflows.corpus import load_corpus
+    from kgkit.workflows.discover import discover as discover_workflow
 
     if not docs.exists():
         o.fail(f"no such file or folder: {docs}")
     ws = o.open_workspace(output, create=True)
-    cache = Cache(ws.cache_dir)
-    with o.workspace_errors():
-        client = o.llm_options(model, max_cost=max_cost, price_in=price_in, price_out=price_out, free=free,
-                               api_base=api_base, timeout=timeout).client(cache=cache)
-    documents, _errors = load_corpus(docs, cache=cache, max_bytes=o.size(max_size), exclude=[ws.root])
-    texts = [c.text for d in documents for c in chunk_document(d, max_chars=chunk_chars)]
-    with o.workspace_errors():  # a model failing its preflight check: exit 2 with the cause and the fix
-        found = discover_domain(texts, client=client, max_entity_types=max_types, sample=sample, seed=seed,
-                                name=name)
-    report: dict[str, Any] = {"llm": client.ledger.summary(), "error": found.error}
+    with o.workspace_errors():  # a paid model without a cap, a model failing its preflight check: exit 2
+        found = discover_workflow(ws, docs, llm=llm, max_types=max_types, sample=sample, seed=seed, name=name,
+                                  domain_file=domain_file, max_bytes=o.size(max_size), max_chars=chunk_chars)
+    report: dict[str, Any] = {"llm": found.ledger.summary(), "error": found.error}
     if found.domain is None:
         typer.echo(json.dumps(report, indent=2) if as_json else f"discovery failed: {plain(found.error)}", err=not as_json)
         raise typer.Exit(1)
-    target = domain_file or ws.path(DOMAIN)
-    io.save_domain(found.domain, target)
+    target = found.path
     report.update({"domain": found.domain.id, "path": str(target), "entity_types": sorted(found.domain.entity_types),
                    "relation_types": sorted(found.domain.relation_types)})
     if as_json:
@@ -262,7 +224,7 @@ def discover(
                f"{len(found.domain.relation_types)} relation types -> {target}")
     for label, value in llm_rows(report):
         typer.echo(f"{label}: {value}")
-    typer.echo(f"edit it, then: kgkit run {docs} -o {output} --domain {target} --model {model}")
+    typer.echo(f"edit it, then: kgkit run {docs} -o {output} --domain {target} --model {llm.model}")
 
 
 def build(

@@ -2,7 +2,9 @@
 
 `extract_texts` is the cached, batch-capable stage (keyed by chunk text, domain and extractor, so renaming
 a file re-uses it); `locate` places a TextExtraction in its chunk (document offsets, provenance);
-`merge_document` gathers a document's chunk extractions.
+`merge_document` gathers a document's chunk extractions. `ExtractorBase` declares, with their defaults, the
+capabilities a workflow uses besides `extract` (cache use, inputs, preflight, client, document hook);
+`capabilities(extractor)` gives them for any extractor, a plain object with `id` and `extract` included.
 
 >>> from kgkit.core.domain import parse_domain
 >>> class Echo:
@@ -16,10 +18,11 @@ a file re-uses it); `locate` places a TextExtraction in its chunk (document offs
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from kgkit.core.domain import Domain
+from kgkit.core.protocols import StageCache
 from kgkit.core.records import (
     Chunk,
     ChunkExtraction,
@@ -32,6 +35,8 @@ from kgkit.core.records import (
     TextExtraction,
 )
 from kgkit.core.stage import stage
+
+__all__ = ["Extractor", "ExtractorBase", "capabilities", "extract_texts", "locate", "merge_document", "provenance_of"]
 
 
 @runtime_checkable
@@ -46,6 +51,73 @@ class Extractor(Protocol):
     id: str
 
     def extract(self, texts: Sequence[str], *, domain: Domain) -> list[TextExtraction]: ...
+
+
+class ExtractorBase:
+    """What a workflow may ask of an extractor besides `extract`, each with the default an extractor that does
+    not need it gets by saying nothing (subclass this, override what it has):
+
+    - `use_cache(cache)`: keep what the extractor builds once (the offline gazetteer) in the run's cache;
+    - `prepare_inputs(chunks_by_document)`: what `extract` is given per chunk (default: the chunk's text; an
+      LLM extractor: its text with the document's shared context);
+    - `preflight_failure`: the check that stopped the extractor before it sent anything (a workflow raises it);
+    - `client`: the LLM client whose model and budget ledger the run reports (None: no LLM);
+    - `refine_documents(extractions, domain=, texts=)`: the document hook, for what no per-chunk extraction
+      can do (the offline extractor's document- and corpus-level naming); default: unchanged.
+
+    >>> class Upper(ExtractorBase):
+    ...     id = "upper:1"
+    ...     def extract(self, texts, *, domain):
+    ...         return [TextExtraction(extractor_id=self.id) for _ in texts]
+    >>> Upper().client is None, Upper().preflight_failure is None
+    (True, True)
+    """
+
+    id: str
+    client: Any = None
+
+    def extract(self, texts: Sequence[Any], *, domain: Domain) -> list[TextExtraction]:
+        raise NotImplementedError
+
+    def use_cache(self, cache: StageCache) -> None:
+        """Nothing to keep by default."""
+
+    def prepare_inputs(self, chunks_by_document: Mapping[str, Sequence[Chunk]]) -> list[Any]:
+        """One input per chunk, documents and chunks in order: the chunk's text by default."""
+        return [c.text for chunks in chunks_by_document.values() for c in chunks]
+
+    @property
+    def preflight_failure(self) -> Exception | None:
+        """No preflight check by default."""
+        return None
+
+    def refine_documents(self, extractions: Sequence[DocumentExtraction], *, domain: Domain,
+                         texts: Mapping[str, str]) -> list[DocumentExtraction]:
+        """The document hook (`texts`: document id -> text): unchanged by default."""
+        return list(extractions)
+
+
+class _Plain(ExtractorBase):
+    """A plain extractor (only `id` and `extract`) with the default capabilities."""
+
+    def __init__(self, extractor: Extractor) -> None:
+        self.wrapped, self.id = extractor, extractor.id
+
+    def extract(self, texts: Sequence[Any], *, domain: Domain) -> list[TextExtraction]:
+        return self.wrapped.extract(texts, domain=domain)
+
+
+def capabilities(extractor: Extractor) -> ExtractorBase:
+    """The extractor's declared capabilities: itself when it is an `ExtractorBase`, else the defaults.
+
+    >>> class Plain:
+    ...     id = "plain:1"
+    ...     def extract(self, texts, *, domain):
+    ...         return []
+    >>> capabilities(Plain()).prepare_inputs({}), capabilities(Plain()).client
+    ([], None)
+    """
+    return extractor if isinstance(extractor, ExtractorBase) else _Plain(extractor)
 
 
 @stage(version="1")

@@ -40,7 +40,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OFFLINE_BATCH_SIZE, OVERLAP_CHARS, VIEW_NODES
+from kgkit.core.constants import OFFLINE_BATCH_SIZE
 from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
 from kgkit.io.atomic import dumps_json
@@ -49,7 +49,6 @@ from kgkit.io.search_store import DB_NAME
 from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import assign_communities, detect_communities, without_communities
-from kgkit.stages.coref import WordStats
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 from kgkit.workflows.executors import open_executor
@@ -66,6 +65,7 @@ from kgkit.workflows.graph import (
 )
 from kgkit.workflows.prefork import ForkedCall, ForkedWorkers
 from kgkit.workflows.run import RunResult, reject_if_worse
+from kgkit.workflows.settings import Settings
 
 __all__ = ["RETRACTED", "Added", "add"]
 
@@ -262,52 +262,50 @@ def add(
     clock = time.perf_counter
     timings: dict[str, float] = {}
     with ws.writer(lock_timeout=lock_timeout, step="add"), contextlib.ExitStack() as stack:
-        config = ws.manifest().config
-        if not config.get("corpus") or not config.get("extractor"):
+        config = Settings.of(ws)
+        if not config.corpus or not config.extractor:
             raise WorkspaceError(f"{ws.root} has no run to add to: run `kgkit run DOCS -o {ws.root}` first")
-        corpus = Path(config["corpus"]).resolve()
+        corpus = Path(config.corpus).resolve()
         if not corpus.is_dir():
             raise WorkspaceError(f"the corpus folder of {ws.root} ({corpus}) is gone or not a folder")
-        if extractor is None and config.get("model"):
-            raise WorkspaceError(f"{ws.root} was extracted with the model {config['model']}: pass its extractor "
+        if extractor is None and config.model:
+            raise WorkspaceError(f"{ws.root} was extracted with the model {config.model}: pass its extractor "
                                  "(kgkit.add(..., extractor=...)) to add with it")
         extractor = extractor or default_extractor()
-        if extractor.id != config["extractor"]:
+        if extractor.id != config.extractor:
             raise WorkspaceError(f"the extractor {extractor.id} is not the one {ws.root} was built with "
-                                 f"({config['extractor']}): the graph would not equal a rebuild")
+                                 f"({config.extractor}): the graph would not equal a rebuild")
         added = _into_corpus(files, corpus)
         removed = _out_of_corpus(remove, corpus, ws.path(REMOVED_DIR))
-        dom = domain_of(config.get("domain_source") or "general")
-        if config.get("domain") and dom.id != config["domain"]:
-            raise WorkspaceError(f"the domain {config.get('domain_source')} changed since {ws.root} was built "
-                                 f"({dom.id}, was {config['domain']}): run `kgkit run` again to rebuild with it")
+        dom = domain_of(config.domain_name)
+        if config.domain and dom.id != config.domain:
+            raise WorkspaceError(f"the domain {config.domain_source} changed since {ws.root} was built "
+                                 f"({dom.id}, was {config.domain}): run `kgkit run` again to rebuild with it")
         cache = Cache(ws.cache_dir)
         calls_before = cache.stats.computed[extract_texts.stage_name]
         t = clock()
-        documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+        documents, errors = load_corpus(corpus, cache=cache, max_bytes=config.max_bytes,
                                         exclude=[ws.root])
         indexed = update_index and (ws.index_dir / DB_NAME).exists()
         timings["load"] = clock() - t
         t = clock()
         before = _Before(ws, index=cache if indexed else None)
         stack.callback(before.close)
-        counted: list[WordStats] = []  # the corpus's word counts for coreference, taken while the workers parse
         with open_executor(executor) as mapper:
-            if hasattr(mapper, "while_waiting"):  # workers in other processes: read and count while they parse
-                mapper.while_waiting(before)
-                mapper.while_waiting(lambda: counted.append(WordStats({d.id: d.text for d in documents})))
+            workers = mapper if isinstance(mapper, ForkedWorkers) else None  # the CLI's, forked at start
+            if workers is not None:  # workers in other processes: read the graph and open the index while they parse
+                workers.while_waiting(before)
             chunks, extractions = extract_documents(
                 documents, cache=cache, domain=dom, extractor=extractor,
-                max_chars=config.get("max_chars", MAX_CHUNK_CHARS), overlap_chars=config.get("overlap_chars", OVERLAP_CHARS),
-                batch_size=getattr(mapper, "batch_size", OFFLINE_BATCH_SIZE), executor=mapper, progress=progress,
-                words=lambda: counted[0] if counted else None)
-            processes = getattr(mapper, "processes", 0) if getattr(mapper, "used", False) else 0
+                max_chars=config.max_chars, overlap_chars=config.overlap_chars,
+                batch_size=workers.batch_size if workers else OFFLINE_BATCH_SIZE, executor=mapper, progress=progress)
+            processes = workers.processes if workers is not None and workers.used else 0
         previous, kept = before.result()
         timings["extract"] = clock() - t
         t = clock()
         # built directly, not through the cache: an add's extractions are new, so the cache would miss, and its
         # key (a fingerprint of every extraction) costs twice the build; a cached build is byte-identical anyway
-        built = build_graph(extractions, domain=dom, learned_at=config.get("learned_at"), **split_options(ws))
+        built = build_graph(extractions, domain=dom, learned_at=config.learned_at, **split_options(ws))
         built, journals = replay_decisions(ws, built, dom)
         paths_now = {d.path for d in documents} | {e.path for e in errors}
         gone = set() if previous is None else {
@@ -316,7 +314,7 @@ def add(
         graph = _with_retracted(built, store)
         timings["build"] = clock() - t
         t = clock()
-        comms = detect_communities(graph, seed=config.get("seed", 0), method=config.get("community_method", "louvain"))
+        comms = detect_communities(graph, seed=config.seed, method=config.community_method)
         graph = assign_communities(graph, comms)
         timings["communities"] = clock() - t
         t = clock()
@@ -332,7 +330,7 @@ def add(
                            step="add", flag=""):
             return result
         result.outcome = "failures" if (errors or result.chunk_errors) else "complete"
-        view_nodes = config.get("view_nodes", VIEW_NODES)
+        view_nodes = config.view_nodes
         write_view = ws.exists(VIEW)
         # with extraction workers forked (the CLI), a child process forked now draws the view and writes out the
         # extractions while this one prepares the index update and the rest; the same bytes either way

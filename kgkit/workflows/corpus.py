@@ -21,8 +21,7 @@ from kgkit.core.executor import Executor
 from kgkit.core.records import Chunk, ChunkExtraction, Document, DocumentError, DocumentExtraction
 from kgkit.io.cache import Cache
 from kgkit.stages.chunk import chunk_document
-from kgkit.stages.coref import WordStats, coref_documents
-from kgkit.stages.extract import Extractor, extract_texts, locate, merge_document
+from kgkit.stages.extract import Extractor, capabilities, extract_texts, locate, merge_document
 from kgkit.stages.furniture import strip_furniture
 from kgkit.stages.load import load_files
 
@@ -68,13 +67,12 @@ def extract_documents(
     batch_size: int = OFFLINE_BATCH_SIZE,
     executor: Executor | None = None,
     progress: Progress | None = None,
-    words: Callable[[], WordStats | None] | None = None,
 ) -> tuple[list[Chunk], list[DocumentExtraction]]:
     """Chunk each document and extract every chunk through the cache (per chunk text); returns the chunks
-    and one DocumentExtraction per document, in document order. Offline extractions then get their
-    document- and corpus-level naming (kgkit.stages.coref: one type per name, surnames and acronyms for the full
-    name), which no per-chunk extractor can do. `words`: gives the corpus's word counts if the caller took
-    them already (while the workers parsed), else None."""
+    and one DocumentExtraction per document, in document order, after the extractor's document hook
+    (`ExtractorBase.refine_documents`: the offline extractor's document- and corpus-level naming, which no
+    per-chunk extraction can do). The extractor's declared capabilities (kgkit.stages.extract.capabilities)
+    keep what it builds once in `cache` and make its inputs."""
     per_doc = {d.id: chunk_document(d, max_chars=max_chars, overlap_chars=overlap_chars) for d in documents}
     chunks = [c for cs in per_doc.values() for c in cs]
     done = 0
@@ -85,17 +83,13 @@ def extract_documents(
         if progress:
             progress("extract", done, len(chunks))
 
-    use_cache = getattr(extractor, "use_cache", None)  # the offline extractor: its gazetteer, built once, kept here
-    if use_cache is not None:
-        use_cache(cache)
-    prepare = getattr(extractor, "prepare_inputs", None)  # LLM extractors: shared document context, cost labels
-    inputs = prepare(per_doc) if callable(prepare) else [c.text for c in chunks]
+    able = capabilities(extractor)
+    able.use_cache(cache)  # the offline extractor: its gazetteer, built once, kept here
+    inputs = able.prepare_inputs(per_doc)  # LLM extractors: shared document context, cost labels
     texts = cache.map(extract_texts, inputs, batch_size=batch_size, executor=executor,
                       on_batch=report, domain=domain, extractor=extractor)
     located: dict[str, list[ChunkExtraction]] = {d.id: [] for d in documents}
     for te, c in zip(texts, chunks):
         located[c.document_id].append(locate(te, c))
     merged = [merge_document(d, located[d.id]) for d in documents]
-    # document- and corpus-level naming of offline extractions (one type per name, aliases); others unchanged
-    return chunks, coref_documents(merged, domain=domain, texts={d.id: d.text for d in documents},
-                                   words=words() if words else None)
+    return chunks, able.refine_documents(merged, domain=domain, texts={d.id: d.text for d in documents})

@@ -39,6 +39,7 @@ from kgkit.io.workspace import (
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
 from kgkit.stages.splits import SplitSpec
+from kgkit.workflows.settings import Settings
 
 __all__ = ["BuildResult", "Imported", "as_workspace", "build", "commit_graph", "communities", "domain_of",
            "import_graph", "import_siftkg", "mark_stale_if_changed", "read_graph", "rebuild_graph", "replay_decisions",
@@ -174,10 +175,10 @@ def rebuild_graph(ws: Workspace, *, splits: Sequence[SplitSpec]) -> Graph:
     if not ws.exists(EXTRACTIONS):
         raise WorkspaceError(f"{ws.root} has no {EXTRACTIONS}: a split is made when the graph is built from "
                              "extractions, and this graph was imported")
-    config = ws.manifest().config
-    dom = domain_of(config.get("domain_source") or "general")
+    config = Settings.of(ws)
+    dom = domain_of(config.domain_name)
     found = read_extractions(ws.path(EXTRACTIONS), domain=dom)
-    return build_graph(found, domain=dom, learned_at=config.get("learned_at"), splits=splits)
+    return build_graph(found, domain=dom, learned_at=config.learned_at, splits=splits)
 
 
 def replay_decisions(ws: Workspace, graph: Graph, domain: Domain) -> tuple[Graph, list[tuple[str, bytes | None]]]:
@@ -214,10 +215,10 @@ def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tupl
                  view_nodes: int | None = None) -> tuple[Graph, Communities, int]:
     """Commit a changed graph with fresh communities and view (and `extra` files: name -> bytes, None to
     remove) as one generation; the search index and narrative become stale. Inside `ws.writer()`."""
-    config = ws.manifest().config
-    seed = config.get("seed", 0) if seed is None else seed
-    method = config.get("community_method", "louvain") if method is None else method
-    view_nodes = config.get("view_nodes", VIEW_NODES) if view_nodes is None else view_nodes
+    config = Settings.of(ws)
+    seed = config.seed if seed is None else seed
+    method = config.community_method if method is None else method
+    view_nodes = config.view_nodes if view_nodes is None else view_nodes
     comms = detect_communities(graph, seed=seed, method=method)  # type: ignore[arg-type]
     graph = assign_communities(graph, comms)
     gen = ws.begin(step, config={"seed": seed, "community_method": method, "view_nodes": view_nodes})
@@ -256,7 +257,7 @@ def view(workspace: Workspace | str | os.PathLike[str], *, max_nodes: int | None
 
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="view"):
-        nodes = ws.manifest().config.get("view_nodes", VIEW_NODES) if max_nodes is None else max_nodes
+        nodes = Settings.of(ws).view_nodes if max_nodes is None else max_nodes
         gen = ws.begin("view", config={"view_nodes": nodes})
         gen.write_text(VIEW, graph_html(read_graph(ws), max_nodes=nodes))
         gen.commit()

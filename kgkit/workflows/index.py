@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgkit.core.constants import DEFAULT_MAX_BYTES, MAX_CHUNK_CHARS, OVERLAP_CHARS
 from kgkit.core.executor import Executor
 from kgkit.io.cache import Cache
 from kgkit.io.search_store import DB_NAME, IndexStore, open_index
@@ -34,6 +33,7 @@ from kgkit.workflows.corpus import Progress, load_corpus
 from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import as_workspace, read_graph
 from kgkit.workflows.records import IndexReport
+from kgkit.workflows.settings import Settings
 
 if TYPE_CHECKING:
     from kgkit.core.graph import Graph
@@ -120,8 +120,8 @@ def _items(ws: Workspace, corpus: str | os.PathLike[str] | None, graph: Graph | 
            cache: Cache) -> tuple[list[Any], set[str], int]:
     """The items to index (entities and relations of the graph, chunks of the corpus), the kinds they cover and
     how many corpus files could not be read."""
-    config = ws.manifest().config
-    folder = corpus if corpus is not None else config.get("corpus")
+    config = Settings.of(ws)
+    folder = corpus if corpus is not None else config.corpus
     has_graph = ws.exists(GRAPH)
     if folder is None and not has_graph:
         raise WorkspaceError(f"nothing to index in {ws.root}: no graph.json and no corpus folder")
@@ -137,11 +137,10 @@ def _items(ws: Workspace, corpus: str | os.PathLike[str] | None, graph: Graph | 
         kinds |= {"entity", "relation"}
     failed = 0
     if corpus_chunks is None and folder is not None:
-        documents, errors = load_corpus(folder, cache=cache, max_bytes=config.get("max_bytes", DEFAULT_MAX_BYTES),
+        documents, errors = load_corpus(folder, cache=cache, max_bytes=config.max_bytes,
                                         exclude=[ws.root])
         corpus_chunks = documents, errors, [c for d in documents for c in chunk_document(
-            d, max_chars=config.get("max_chars", MAX_CHUNK_CHARS),
-            overlap_chars=config.get("overlap_chars", OVERLAP_CHARS))]
+            d, max_chars=config.max_chars, overlap_chars=config.overlap_chars)]
     if corpus_chunks is not None:
         documents, errors, chunks = corpus_chunks
         failed = len(errors)

@@ -6,8 +6,8 @@ apply. The search index and the narrative are marked stale whenever the graph ch
 >>> from kgkit.testing.workspaces import sample_workspace
 >>> ws = sample_workspace(tempfile.mkdtemp())      # two spellings of one person
 >>> found = resolve(ws, at="2026-01-01T00:00:00Z")
->>> [(c.source_name, c.target_name) for c in found.pending]   # one slip in a person's name: a person decides
-[('Charles Babage', 'Charles Babbage')]
+>>> [(c.source_name, c.target_name) for c in found.pending]   # a slip in a name, a surname: a person decides
+[('Charles Babage', 'Charles Babbage'), ('Lovelace', 'Ada Lovelace')]
 >>> from kgkit.stages.resolve.decisions import person_decision
 >>> pair = (found.pending[0].source, found.pending[0].target)
 >>> _ = record(ws, [person_decision("merge", pair, why="same man, misspelt")])

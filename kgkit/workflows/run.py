@@ -44,7 +44,7 @@ from kgkit.io.workspace import (
 )
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities
-from kgkit.stages.extract import Extractor, extract_texts
+from kgkit.stages.extract import Extractor, capabilities, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import (
@@ -56,7 +56,9 @@ from kgkit.workflows.graph import (
     stage_files,
     write_graph_outputs,
 )
+from kgkit.workflows.pipeline import Step, execute
 from kgkit.workflows.records import Outcome, RunSummary
+from kgkit.workflows.settings import EXTRACTION_FIELDS, Settings
 
 __all__ = ["ExtractResult", "RunResult", "RunSummary", "extract", "run"]
 
@@ -136,37 +138,66 @@ class RunResult(ExtractResult):
         return self.run_summary().to_json_dict()
 
 
-def _extract(ws: Workspace, corpus: str | Path, *, domain: Domain, extractor: Extractor, cache: Cache,
-             executor: Executor | str | None, max_bytes: int, max_chars: int, overlap_chars: int, batch_size: int,
-             progress: Progress | None, timings: dict[str, float]) -> tuple[list, list, list, list]:
-    clock = time.perf_counter
-    t = clock()
-    documents, errors = load_corpus(corpus, cache=cache, max_bytes=max_bytes, exclude=[ws.root])
-    timings["load"] = clock() - t
-    t = clock()
+def _load(ws: Workspace, corpus: str | Path, cache: Cache, settings: Settings) -> tuple[list, list]:
+    return load_corpus(corpus, cache=cache, max_bytes=settings.max_bytes, exclude=[ws.root])
+
+
+def _extract(documents: list[Document], cache: Cache, domain: Domain, extractor: Extractor, settings: Settings,
+             batch_size: int, executor: Executor | str | None, progress: Progress | None) -> tuple[list, list]:
     with open_executor(executor) as mapper:  # a name ("local:4", "tcp://host:8786") opens and closes a cluster
         chunks, extractions = extract_documents(documents, cache=cache, domain=domain, extractor=extractor,
-                                                max_chars=max_chars, overlap_chars=overlap_chars,
+                                                max_chars=settings.max_chars, overlap_chars=settings.overlap_chars,
                                                 batch_size=batch_size, executor=mapper, progress=progress)
-    timings["extract"] = clock() - t
-    return documents, errors, chunks, extractions
+    _raise_preflight_failure(extractor)
+    return chunks, extractions
+
+
+def _build(ws: Workspace, extractions: list[DocumentExtraction], cache: Cache, domain: Domain,
+           settings: Settings) -> tuple[Graph, list]:
+    graph = cache.run(build_graph, extractions, domain=domain, learned_at=settings.learned_at, **split_options(ws))
+    return replay_decisions(ws, graph, domain)
+
+
+def _communities(graph: Graph, settings: Settings) -> tuple[Graph, Communities]:
+    comms = detect_communities(graph, seed=settings.seed, method=settings.community_method)
+    return assign_communities(graph, comms), comms
+
+
+EXTRACT_STEPS = (
+    Step("load", _load, inputs=("ws", "corpus", "cache", "settings"), outputs=("documents", "errors")),
+    Step("extract", _extract, inputs=("documents", "cache", "domain", "extractor", "settings", "batch_size",
+                                      "executor", "progress"), outputs=("chunks", "extractions")),
+)
+"""`extract`: the corpus read and extracted."""
+RUN_STEPS = (
+    *EXTRACT_STEPS,
+    Step("build", _build, inputs=("ws", "extractions", "cache", "domain", "settings"), outputs=("graph", "journals")),
+    Step("communities", _communities, inputs=("graph", "settings"), outputs=("graph", "communities")),
+)
+"""`run`: the extraction, then the graph built (decisions replayed) and its communities; then committed."""
 
 
 def _raise_preflight_failure(extractor: Extractor) -> None:
     """An LLM extractor whose model failed its preflight check sent nothing: raise its PreflightError (the
     CLI exits with code 2) instead of recording every chunk as failed. The check runs before the first request
     the cache cannot answer, so a fully cached re-run needs neither the model nor its key."""
-    failure = getattr(extractor, "preflight_failure", None)
-    if isinstance(failure, Exception):
+    failure = capabilities(extractor).preflight_failure
+    if failure is not None:
         raise failure
 
 
-def _extraction_config(corpus: str | Path, domain: Domain, domain_source: Domain | str, extractor: Extractor,
-                       **sizes: Any) -> dict[str, Any]:
-    client = getattr(extractor, "client", None)
-    return {"corpus": os.path.abspath(corpus), "domain": domain.id,
-            "domain_source": domain_source if isinstance(domain_source, str) else domain.name,
-            "extractor": extractor.id, "model": getattr(client, "model", None), **sizes}
+def _settings(corpus: str | Path, domain: Domain, domain_source: Domain | str, extractor: Extractor,
+              **sizes: Any) -> Settings:
+    """The run's settings record (what the manifest keeps)."""
+    return Settings(corpus=os.path.abspath(corpus), domain=domain.id,
+                    domain_source=domain_source if isinstance(domain_source, str) else domain.name,
+                    extractor=extractor.id, model=_client_field(extractor, "model"), **sizes)
+
+
+def _client_field(extractor: Extractor, name: str) -> Any:
+    """The model or ledger of the extractor's LLM client (None without one)."""
+    client = capabilities(extractor).client
+    return None if client is None else {"model": client.model, "ledger": client.ledger}[name]
 
 
 def reject_if_worse(ws: Workspace, result: RunResult, *, max_failures: float, keep_partial: bool,
@@ -220,36 +251,28 @@ def run(
     dom = domain_of(domain)
     extractor = extractor or default_extractor()
     cache = cache or Cache(ws.cache_dir)
+    settings = _settings(corpus, dom, domain, extractor, max_bytes=max_bytes, max_chars=max_chars,
+                         overlap_chars=overlap_chars, learned_at=learned_at, seed=seed,
+                         community_method=community_method, view_nodes=max_view_nodes)
     timings: dict[str, float] = {}
     clock = time.perf_counter
     with ws.writer(lock_timeout=lock_timeout, step="run"):
         calls_before = cache.stats.computed[extract_texts.stage_name]
-        documents, errors, chunks, extractions = _extract(
-            ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
-            max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
-            timings=timings)
-        _raise_preflight_failure(extractor)
-        t = clock()
-        graph = cache.run(build_graph, extractions, domain=dom, learned_at=learned_at, **split_options(ws))
-        graph, journals = replay_decisions(ws, graph, dom)
-        timings["build"] = clock() - t
-        t = clock()
-        comms = detect_communities(graph, seed=seed, method=community_method)
-        graph = assign_communities(graph, comms)
-        timings["communities"] = clock() - t
-        client = getattr(extractor, "client", None)
+        done = execute(RUN_STEPS, {"ws": ws, "corpus": corpus, "cache": cache, "settings": settings, "domain": dom,
+                                   "extractor": extractor, "batch_size": batch_size, "executor": executor,
+                                   "progress": progress}, timings=timings)
+        documents, errors, chunks, extractions = (done[k] for k in ("documents", "errors", "chunks", "extractions"))
+        graph, comms, journals = done["graph"], done["communities"], done["journals"]
         result = RunResult(calls_before=calls_before, documents=documents, errors=errors, chunks=chunks,
                            extractions=extractions, cache=cache,
-                           extractor_id=extractor.id, domain_id=dom.id, ledger=getattr(client, "ledger", None),
+                           extractor_id=extractor.id, domain_id=dom.id, ledger=_client_field(extractor, "ledger"),
                            timings=timings, graph=graph, communities=comms, notes=list(ws.notes))
         if reject_if_worse(ws, result, max_failures=max_failures, keep_partial=keep_partial):
             return result
         failed = result.chunk_errors
         result.outcome = "failures" if (errors or failed) else "complete"
         t = clock()
-        gen = ws.begin("run", config=_extraction_config(
-            corpus, dom, domain, extractor, max_bytes=max_bytes, max_chars=max_chars, overlap_chars=overlap_chars,
-            learned_at=learned_at, seed=seed, community_method=community_method, view_nodes=max_view_nodes))
+        gen = ws.begin("run", config=settings.manifest_config())
         graph_bytes = graph.to_json_bytes(end=b"\n")
         mark_stale_if_changed(gen, graph_bytes)
         result.outputs = write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
@@ -283,19 +306,19 @@ def extract(
     dom = domain_of(domain)
     extractor = extractor or default_extractor()
     cache = cache or Cache(ws.cache_dir)
+    settings = _settings(corpus, dom, domain, extractor, max_bytes=max_bytes, max_chars=max_chars,
+                         overlap_chars=overlap_chars)
     timings: dict[str, float] = {}
     with ws.writer(lock_timeout=lock_timeout, step="extract"):
         calls_before = cache.stats.computed[extract_texts.stage_name]
-        documents, errors, chunks, extractions = _extract(
-            ws, corpus, domain=dom, extractor=extractor, cache=cache, executor=executor, max_bytes=max_bytes,
-            max_chars=max_chars, overlap_chars=overlap_chars, batch_size=batch_size, progress=progress,
-            timings=timings)
-        _raise_preflight_failure(extractor)
-        client = getattr(extractor, "client", None)
+        done = execute(EXTRACT_STEPS, {"ws": ws, "corpus": corpus, "cache": cache, "settings": settings,
+                                       "domain": dom, "extractor": extractor, "batch_size": batch_size,
+                                       "executor": executor, "progress": progress}, timings=timings)
+        documents, errors, chunks, extractions = (done[k] for k in ("documents", "errors", "chunks", "extractions"))
         result = ExtractResult(calls_before=calls_before, documents=documents, errors=errors, chunks=chunks,
                                extractions=extractions,
                                cache=cache, extractor_id=extractor.id, domain_id=dom.id,
-                               ledger=getattr(client, "ledger", None), timings=timings)
+                               ledger=_client_field(extractor, "ledger"), timings=timings)
         summary: dict[str, Any] = {
             "documents_ok": len(documents), "documents_failed": len(errors), "chunks": len(chunks),
             "chunk_errors": result.chunk_errors, "error_groups": result.error_groups, "extractor": extractor.id, "extractor_calls": result.extractor_calls,
@@ -304,8 +327,7 @@ def extract(
         if result.ledger is not None:
             summary["llm"] = result.ledger.summary()
             summary["llm_costs"] = result.cost_report().to_dict("records")
-        gen = ws.begin("extract", config=_extraction_config(
-            corpus, dom, domain, extractor, max_bytes=max_bytes, max_chars=max_chars, overlap_chars=overlap_chars))
+        gen = ws.begin("extract", config=settings.manifest_config(EXTRACTION_FIELDS))
         gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
         gen.write_json(EXTRACT_SUMMARY, summary, indent=2)
         gen.commit()

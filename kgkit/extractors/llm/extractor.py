@@ -56,6 +56,7 @@ from kgkit.extractors.offline.lexicon import names_nothing, split_title
 from kgkit.llm.client import Answer, LLMClient, Preflight, run_sync
 from kgkit.llm.errors import PREFLIGHT_PREFIX, PreflightError, clean
 from kgkit.llm.options import LLMOptions
+from kgkit.stages.extract import ExtractorBase
 
 ENTITY_CONFIDENCE = 0.8
 MAX_NAME_CHARS = 200
@@ -117,7 +118,7 @@ class _Contexts:
         return summary, None
 
 
-class LLMExtractor:
+class LLMExtractor(ExtractorBase):
     """Extract entities and relations with an LLM (see the module docstring)."""
 
     @classmethod

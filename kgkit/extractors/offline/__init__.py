@@ -10,7 +10,7 @@
 - ``lexicon``: the word lists.
 
 The document- and corpus-level steps (one type per name, a surname standing for the full name) cannot run per
-chunk: they are kgkit.stages.coref, applied by the extraction workflow after this extractor.
+chunk: they are kgkit.extractors.offline.coref, the extractor's document hook (`refine_documents`), applied by the extraction workflow after it.
 
 >>> from kgkit.io import load_domain
 >>> ex = OfflineExtractor()

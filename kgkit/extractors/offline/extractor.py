@@ -6,17 +6,18 @@ from __future__ import annotations
 import importlib.metadata
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kgkit.core.domain import Domain
-from kgkit.core.records import ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.core.records import DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
 from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes, not_names
 from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
 from kgkit.extractors.offline.identity import code_version, settings
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
 from kgkit.extractors.offline.passes import MentionPass, PassContext, run_passes
 from kgkit.extractors.offline.rules import Rel, Rules, antecedents, cooccurrences
+from kgkit.stages.extract import ExtractorBase
 
 if TYPE_CHECKING:  # spaCy is imported lazily, on the first extract() call
     from spacy.language import Language
@@ -148,7 +149,7 @@ def split_text(text: str, limit: int) -> list[tuple[int, str]]:
     return parts
 
 
-class OfflineExtractor:
+class OfflineExtractor(ExtractorBase):
     """spaCy NER + dependency rules; satisfies `kgkit.stages.extract.Extractor`.
 
     `id` names spaCy's and the model's versions, the hash of this package's source and data files
@@ -175,6 +176,14 @@ class OfflineExtractor:
         """Keep the gazetteer in the run's `cache` (kgkit.extractors.offline.gazetteer.use_places_cache): the
         workflows that extract hand their cache to any extractor with this method."""
         use_places_cache(cache)
+
+    def refine_documents(self, extractions: Sequence[DocumentExtraction], *, domain: Domain,
+                         texts: Mapping[str, str]) -> list[DocumentExtraction]:
+        """The document hook: one type per name, aliases, capitalised words dropped (kgkit.extractors.offline.coref),
+        what no per-chunk extraction can do."""
+        from kgkit.extractors.offline.coref import coref_documents
+
+        return coref_documents(extractions, domain=domain, texts=texts)
 
     def __repr__(self) -> str:
         return f"OfflineExtractor({self.id!r})"
@@ -318,7 +327,7 @@ class OfflineExtractor:
 def _transitive(relations: list[ExtractedRelation], domain: Domain) -> list[ExtractedRelation]:
     """One step of containment across sentences: A located in B and B located in C -> A located in C (rule
     "transitive", the evidence of A in B), unless the piece already relates A and C. Names, not (name, type),
-    join the steps: the types are settled per document later (kgkit.stages.coref)."""
+    join the steps: the types are settled per document later (kgkit.extractors.offline.coref)."""
     contained = domain.relation_type_for_predicate("locate in")
     if contained == domain.fallback_relation_type:
         return []
