@@ -533,7 +533,7 @@ def test_untyped_proper_noun_runs_and_the_head_before_of(ex: OfflineExtractor, g
     text = ("Tobolsk was the seat of the governorate. He joined the Gulf of Mexico Alliance and the Gulf of Mexico "
             "Survey. Acting Deputy Director Smith met the Secretary of the Navy.")
     labels = {e.name: (e.type, e.label) for e in one(ex, text, general).entities}
-    assert labels.get("Tobolsk") == ("Other", "NAME")  # spaCy left it out; kgkit.stages.coref keeps or drops it
+    assert labels.get("Tobolsk") == ("Other", "NAME")  # spaCy left it out; kgkit.extractors.offline.coref keeps or drops it
     assert labels.get("Gulf of Mexico Alliance", ("",))[0] == "Organization"  # spaCy: LOC; "Alliance" heads it
     assert labels.get("Gulf of Mexico Survey", ("Location",))[0] == "Location"  # the word before "of" heads it
     assert "Acting Deputy Director" not in labels and "Secretary of the Navy" not in labels  # roles, no names

@@ -21,7 +21,7 @@
   beside it, a title, the gazetteer, a given name and what the context says ("directed by X", "X (1950)",
   "southwest of X") each vote; names in one list add a little for each other's type. The winner is the
   mention's type; the votes travel in `attributes["votes"]` so that the document- and corpus-level vote
-  (kgkit.stages.coref) can add them up across mentions.
+  (kgkit.extractors.offline.coref) can add them up across mentions.
 """
 
 from __future__ import annotations
@@ -125,13 +125,13 @@ def candidate_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention
 def _spelled_out(doc: Doc, mentions: list[Mention]) -> list[Mention]:
     """An acronym in brackets just after the name it abbreviates is that name: "the Distinguished Service Medal
     (DSM)", "Norges Statsbaner (NSB)" -> the mention of "DSM" is named and typed as the medal (its surface stays
-    "DSM"; kgkit.stages.coref adds its votes to the name's)."""
+    "DSM"; kgkit.extractors.offline.coref adds its votes to the name's)."""
     out: list[Mention] = []
     for m in mentions:
         before = out[-1] if out else None
         if (before is not None and m.last - m.first == 1 and m.first >= 1 and doc[m.first - 1].text == "("
                 and before.last == m.first - 1 and _abbreviates(m.name, before.name)):
-            m = replace(m, name=before.name)  # its own votes join the name's (kgkit.stages.coref adds them up)
+            m = replace(m, name=before.name)  # its own votes join the name's (kgkit.extractors.offline.coref adds them up)
         out.append(m)
     return out
 
@@ -152,7 +152,7 @@ def _pronoun_votes(doc: Doc, mentions: list[Mention], person: str | None) -> lis
     """A name that is the subject of a verb other than "be", with "he" or "she" opening the next sentence or "his"
     or "him" later in its own (and no other person named before that word), is a person: CONTEXT_WEIGHT more for
     Person ("Thranduil ruled ... He ...", "Mbomio released his ..."; not "Tobolsk was the seat ... He ..."). Not
-    for an untyped run ("Whereat Scrooge said ... his"): kgkit.stages.coref joins those to the person they end in."""
+    for an untyped run ("Whereat Scrooge said ... his"): kgkit.extractors.offline.coref joins those to the person they end in."""
     if person is None:
         return mentions
     by_sentence: dict[int, list[Mention]] = {}
