@@ -101,7 +101,7 @@ def demo_run(tmp_path_factory):
     from filelock import FileLock
 
     shared = tmp_path_factory.getbasetemp()
-    if hasattr(tmp_path_factory.config, "workerinput"):  # under xdist: one folder above the workers' own
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # under xdist: the folder above the workers' own
         shared = shared.parent
     base = shared / "demo-run"
     with FileLock(str(shared / "demo-run.lock")):

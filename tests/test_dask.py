@@ -115,8 +115,8 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def to_index(tmp_path_factory):
-    """A small workspace (its graph: entities and relations) and a corpus of 200 short documents: 207 texts
-    to embed, 4 batches of 64. Returns (workspace folder, corpus folder); tests index copies of the folder."""
+    """A small workspace (its graph: entities and relations) and a corpus of 200 short documents: 208 texts
+    to embed (the plain sample extractor gets no offline naming hook, so "Lovelace" is an entity of its own), 4 batches of 64. Returns (workspace folder, corpus folder); tests index copies of the folder."""
     base = tmp_path_factory.mktemp("index")
     ws = sample_workspace(base)
     docs = base / "corpus"
@@ -180,7 +180,7 @@ def test_cli_index_on_a_dask_scheduler_stores_the_serial_index(cluster, to_index
     report = json.loads(out.stdout)
     assert {k: v for k, v in report.items() if k != "index"} == {
         k: v for k, v in expected.to_json_dict().items() if k != "index"}
-    assert report["added"] == 207
+    assert report["added"] == 208
     # the 4 embedding batches ran as tasks on the cluster's workers
     batches = [t for t in stream.data if t["key"].startswith("_apply")]
     assert len(batches) == 4 and {t["worker"] for t in batches} <= set(client.scheduler_info()["workers"])
@@ -202,7 +202,7 @@ def test_index_from_python_ships_the_embedder_once_and_reports_every_batch(clust
     calls: list[tuple[str, int, int]] = []
     report = index_report(ws, docs, embedder=_logging_embedder(log), executor=DaskExecutor(client),
                           progress=lambda stage, done, total: calls.append((stage, done, total)))
-    assert report.added == 207
+    assert report.added == 208
     batches, unpickled = _events(log, "batch"), _events(log, "unpickled")
     assert os.getpid() not in batches and sum(batches.values()) == 4  # every batch on a worker
     # each worker that embedded deserialised the embedder once, however many batches it ran
@@ -211,11 +211,11 @@ def test_index_from_python_ships_the_embedder_once_and_reports_every_batch(clust
     # one progress call per batch as it finished, in any order (then the closing one), counting up to every text
     embed = [c for c in calls if c[0] == "embed"]
     done = [0] + [d for _, d, _ in embed[:-1]]
-    assert len(embed) == 4 + 1 and embed[-1] == embed[-2] == ("embed", 207, 207)
+    assert len(embed) == 4 + 1 and embed[-1] == embed[-2] == ("embed", 208, 208)
     assert sorted(b - a for a, b in zip(done, done[1:])) == [15, 64, 64, 64]  # each batch's texts, once
-    assert {total for _, _, total in embed} == {207}
+    assert {total for _, _, total in embed} == {208}
     ids, vectors, _ = _stored(ws)
-    assert len(ids) == 207 and all(np.isclose(np.linalg.norm(v), 1.0) for v in vectors)
+    assert len(ids) == 208 and all(np.isclose(np.linalg.norm(v), 1.0) for v in vectors)
 
 
 def test_cache_map_on_the_cluster_reports_each_batch_as_it_finishes(cluster, tmp_path):
