@@ -212,7 +212,7 @@ def test_index_from_python_ships_the_embedder_once_and_reports_every_batch(clust
     embed = [c for c in calls if c[0] == "embed"]
     done = [0] + [d for _, d, _ in embed[:-1]]
     assert len(embed) == 4 + 1 and embed[-1] == embed[-2] == ("embed", 208, 208)
-    assert sorted(b - a for a, b in zip(done, done[1:])) == [15, 64, 64, 64]  # each batch's texts, once
+    assert sorted(b - a for a, b in zip(done, done[1:])) == [16, 64, 64, 64]  # each batch's texts, once
     assert {total for _, _, total in embed} == {208}
     ids, vectors, _ = _stored(ws)
     assert len(ids) == 208 and all(np.isclose(np.linalg.norm(v), 1.0) for v in vectors)
