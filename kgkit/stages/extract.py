@@ -18,6 +18,7 @@ capabilities a workflow uses besides `extract` (cache use, inputs, preflight, cl
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -53,7 +54,7 @@ class Extractor(Protocol):
     def extract(self, texts: Sequence[str], *, domain: Domain) -> list[TextExtraction]: ...
 
 
-class ExtractorBase:
+class ExtractorBase(ABC):
     """What a workflow may ask of an extractor besides `extract`, each with the default an extractor that does
     not need it gets by saying nothing (subclass this, override what it has):
 
@@ -76,10 +77,11 @@ class ExtractorBase:
     id: str
     client: Any = None
 
+    @abstractmethod
     def extract(self, texts: Sequence[Any], *, domain: Domain) -> list[TextExtraction]:
-        raise NotImplementedError
+        """One TextExtraction per text, in order (see `Extractor`): every extractor says how it extracts."""
 
-    def use_cache(self, cache: StageCache) -> None:
+    def use_cache(self, cache: StageCache) -> None:  # noqa: B027 - an optional capability, not abstract
         """Nothing to keep by default."""
 
     def prepare_inputs(self, chunks_by_document: Mapping[str, Sequence[Chunk]]) -> list[Any]:
