@@ -6,7 +6,8 @@
                 topology, diff, embed, discover, resolve, search, narrate) -> core, stages, llm (the client
                 type, run_sync); never a file, a workspace, a view, a workflow or the CLI
     extractors  offline and LLM extractors with their prompts -> core, stages, llm
-    llm         client, ledger, limits, report, validation -> core and the per-request cache (io.cache)
+    llm         client, ledger, limits, report, validation -> core (the per-request cache is given to the
+                client: kgkit.core.protocols.RequestCache)
     io          files, cache, workspace, importers, export, decisions, search store -> core, stages, io
     views       graph, diff, cluster, widgets -> core, stages
     workflows   drivers tying stages to files -> anything but cli and testing
@@ -22,8 +23,12 @@ Checked here, each failure listed as `file:line -> imported module (rule)`:
   (a package's `__init__` is a module too, so its submodules may not take its private names); a private
   *module* (`kgkit/io/export/_common.py`) belongs to its package, whose modules may import it. Doctest
   examples are checked as well.
-- `test_no_import_cycles`: cycles among module-level imports (not inside a function, not under
-  TYPE_CHECKING) between kgkit modules; importing `kgkit.a.b` runs `kgkit.a/__init__` too, so that counts.
+- `test_no_import_cycles`: circles among kgkit modules over every static import (module level, inside
+  functions, under TYPE_CHECKING); importing `kgkit.a.b` runs `kgkit.a/__init__` too, so that counts.
+- `test_no_arrows_back_up`: no import of a module in a layer above the importer's, above as the whole-layer
+  entries of `MAY_IMPORT` order them (core < llm < stages < extractors, io, views < workflows < the front ends);
+  an exception in MAY_IMPORT cannot let an import climb back.
+  `python bench/imports.py` prints both, with the lines that make each circle.
 - `test_product_never_imports_testing`: no module outside kgkit.testing imports it (doctests may).
 """
 
@@ -50,7 +55,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "kgkit.core": ("kgkit.core",),
     "kgkit.stages": ("kgkit.core", "kgkit.stages", "kgkit.llm"),
     "kgkit.extractors": ("kgkit.core", "kgkit.stages", "kgkit.llm", "kgkit.extractors"),
-    "kgkit.llm": ("kgkit.core", "kgkit.llm", "kgkit.io.cache"),
+    "kgkit.llm": ("kgkit.core", "kgkit.llm"),
     "kgkit.io": ("kgkit.core", "kgkit.stages", "kgkit.io"),
     "kgkit.views": ("kgkit.core", "kgkit.stages", "kgkit.views"),
     "kgkit.workflows": (*_PRODUCT, "kgkit.workflows"),
@@ -308,12 +313,14 @@ def test_no_private_cross_module_imports():
                               "kgkit.testing)", found)
 
 
-def import_graph(modules: Sequence[Parsed] = PARSED) -> dict[str, dict[str, int]]:
-    """module -> {module it imports at import time: first line}, with the packages each import runs."""
+def import_graph(modules: Sequence[Parsed] = PARSED, *, at_import_only: bool = True) -> dict[str, dict[str, int]]:
+    """module -> {module it imports: first line}, with the packages each import runs. `at_import_only`: only
+    the imports that run when the module is imported (module level, not under TYPE_CHECKING); else every
+    static import (inside functions and under TYPE_CHECKING too)."""
     edges: dict[str, dict[str, int]] = {m: {} for m in MODULES}
     for parsed in modules:
         for imp in parsed.imports:
-            if not imp.module_level:
+            if at_import_only and not imp.module_level:
                 continue
             target = kgkit_module_of(imp.target)
             if target is None:
@@ -331,45 +338,12 @@ def import_graph(modules: Sequence[Parsed] = PARSED) -> dict[str, dict[str, int]
 
 
 def _strongly_connected(edges: dict[str, dict[str, int]]) -> list[list[str]]:
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    components: list[list[str]] = []
+    """The components of two or more modules that import each other (directly or round a circle), sorted."""
+    import networkx as nx
 
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges[child]))))
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    if len(component) > 1:
-                        components.append(sorted(component))
-    return components
+    graph = nx.DiGraph([(a, b) for a, targets in edges.items() for b in targets])
+    graph.add_nodes_from(edges)
+    return sorted(sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1)
 
 
 def _cycle_through(edges: dict[str, dict[str, int]], component: list[str]) -> list[str]:
@@ -396,20 +370,90 @@ def _cycle_through(edges: dict[str, dict[str, int]], component: list[str]) -> li
     return [start]
 
 
-def cycles(modules: Sequence[Parsed] = PARSED) -> list[str]:
-    edges = import_graph(modules)
+def cycles(modules: Sequence[Parsed] = PARSED, *, at_import_only: bool = False) -> list[str]:
+    """Each import circle (strongly connected component) as a shortest cycle with the lines that make it, over
+    every static import (`at_import_only`: over the imports that run at import time only)."""
+    edges = import_graph(modules, at_import_only=at_import_only)
     files = {p.module: p.file for p in modules}
     found = []
     for component in _strongly_connected(edges):
         cycle = _cycle_through(edges, component)
         steps = [f"{files[a]}:{edges[a][b]} imports {b}" for a, b in pairwise(cycle)]
-        found.append(" -> ".join(cycle) + "\n      " + "\n      ".join(steps))
+        found.append(f"{len(component)} modules: " + ", ".join(component) + "\n      "
+                     + " -> ".join(cycle) + "\n      " + "\n      ".join(steps))
     return found
 
 
+def _whole_layers(layer: str) -> set[str]:
+    """The other layers `layer` may import as a whole (an entry naming one module of a layer is an exception
+    to the order, not a part of it)."""
+    return {allowed for allowed in MAY_IMPORT[layer] if allowed in MAY_IMPORT and allowed != layer}
+
+
+def layers_below(layer: str) -> set[str]:
+    """The layers under `layer`: those it may import, directly or through a layer it may import.
+
+    >>> sorted(_short(x) for x in layers_below("kgkit.stages"))
+    ['core', 'llm']
+    """
+    below: set[str] = set()
+    todo = list(_whole_layers(layer))
+    while todo:
+        nxt = todo.pop()
+        if nxt not in below:
+            below.add(nxt)
+            todo.extend(_whole_layers(nxt))
+    return below
+
+
+def layer_order() -> list[str]:
+    """The layers, each after every layer below it (ties by name)."""
+    return sorted(MAY_IMPORT, key=lambda layer: (len(layers_below(layer)), layer))
+
+
+def arrows_back_up(modules: Sequence[Parsed] = PARSED) -> list[str]:
+    """Imports (any: module level, in a function, under TYPE_CHECKING) of a module in a layer above the
+    importer's: a layer whose modules may import the importer's layer, as MAY_IMPORT orders them."""
+    found = []
+    for parsed in modules:
+        layer = _layer(parsed.module)
+        for imp in parsed.imports:
+            target = kgkit_module_of(imp.target) or imp.target
+            above = _layer(target)
+            if above != layer and layer in layers_below(above):
+                found.append(f"{imp.file}:{imp.line} -> {target} ({_short(layer)} is below {_short(above)}, "
+                             f"which may import it)")
+    return found
+
+
+# Circles being taken apart elsewhere: a package holding the whole circle -> why it is still there. An entry
+# whose circle is gone fails the test as well, so the list only shrinks.
+CYCLES_BEING_REMOVED = {
+    "kgkit.extractors.offline": "cues.py and roles.py import the package's load_model (for their doctests), and the "
+                                "package imports them through extractor.py; the offline modules are being rewritten "
+                                "(issue 28)",
+}
+
+
 def test_no_import_cycles():
-    found = cycles()
-    assert not found, _report("module-level import cycles", found)
+    components = _strongly_connected(import_graph(at_import_only=False))
+    held = {prefix: [c for c in components if all(_within(m, prefix) for m in c)] for prefix in CYCLES_BEING_REMOVED}
+    found = [text for c, text in zip(components, cycles()) if not any(c in cs for cs in held.values())]
+    assert not found, _report("import cycles over every static import, in functions too (python bench/imports.py)",
+                              found)
+    gone = [prefix for prefix, cs in held.items() if not cs]
+    assert not gone, f"no import circle is left in {gone}: remove it from CYCLES_BEING_REMOVED"
+
+
+def test_no_arrows_back_up():
+    found = arrows_back_up()
+    assert not found, _report("imports of a layer above the importer's (python bench/imports.py)", found)
+
+
+def test_layer_order_has_no_circle():
+    """No entry of MAY_IMPORT lets a layer reach itself through others: the layers form one order."""
+    assert [layer for layer in MAY_IMPORT if layer in layers_below(layer)] == []
+    assert [_short(x) for x in layer_order()][:4] == ["kgkit", "core", "llm", "stages"]
 
 
 def product_imports_of_testing(modules: Sequence[Parsed] = PARSED) -> list[str]:
@@ -491,16 +535,32 @@ def f():
     llm = _planted("kgkit/llm/report.py", "from kgkit.testing.clock import FakeClock\nfrom kgkit.io.cache import Cache\n")
     assert product_imports_of_testing([llm]) == ["kgkit/llm/report.py:1 -> kgkit.testing.clock"]
     assert [v.split(" -> ")[1] for v in layer_violations([llm])] == [
-        "kgkit.testing.clock (llm may import only core, llm, io.cache)"]
+        "kgkit.testing.clock (llm may import only core, llm)", "kgkit.io.cache (llm may import only core, llm)"]
 
 
 def test_planted_cycle_is_reported():
     a = _planted("kgkit/core/names.py", "from kgkit.core import records\n")
     b = _planted("kgkit/core/records.py", "def f():\n    from kgkit.core.names import x\nimport kgkit.core.stage\n")
     c = _planted("kgkit/core/stage.py", "from kgkit.core.names import normalise\n")
-    assert cycles([a, b, c]) == [
-        "kgkit.core.names -> kgkit.core.records -> kgkit.core.stage -> kgkit.core.names\n"
+    assert cycles([a, b, c], at_import_only=True) == [
+        "3 modules: kgkit.core.names, kgkit.core.records, kgkit.core.stage\n"
+        "      kgkit.core.names -> kgkit.core.records -> kgkit.core.stage -> kgkit.core.names\n"
         "      kgkit/core/names.py:1 imports kgkit.core.records\n"
         "      kgkit/core/records.py:3 imports kgkit.core.stage\n"
         "      kgkit/core/stage.py:1 imports kgkit.core.names"]
-    assert cycles([a, b]) == []  # the import back is inside a function: no cycle at import time
+    assert cycles([a, b], at_import_only=True) == []  # the import back is inside a function: none at import time
+    assert cycles([a, b]) == [  # but a circle all the same
+        "2 modules: kgkit.core.names, kgkit.core.records\n"
+        "      kgkit.core.names -> kgkit.core.records -> kgkit.core.names\n"
+        "      kgkit/core/names.py:1 imports kgkit.core.records\n"
+        "      kgkit/core/records.py:2 imports kgkit.core.names"]
+
+
+def test_planted_arrow_back_up_is_reported():
+    llm = _planted("kgkit/llm/report.py", "def f():\n    from kgkit.io.cache import Cache\nfrom kgkit.core import records\n")
+    core = _planted("kgkit/core/names.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from kgkit.stages.build import build_graph\n")
+    io = _planted("kgkit/io/files.py", "from kgkit.stages.load import load_corpus\n")  # io is above stages: down
+    assert arrows_back_up([llm, core, io]) == [
+        "kgkit/llm/report.py:2 -> kgkit.io.cache (llm is below io, which may import it)",
+        "kgkit/core/names.py:3 -> kgkit.stages.build (core is below stages, which may import it)"]
