@@ -2,6 +2,8 @@
 
 `StageCache` is the part of a content-hash cache a stage may run its work through: `kgkit.io.cache.Cache` is
 one; any object with the same `run` and `map` is another (a stage only sees results, never files).
+`RequestCache` is the part the LLM client keys itself (`kgkit.llm.client`: one entry per request): `Cache` is one
+too, given to the client by the workflow or the CLI that made it.
 
 >>> from kgkit.core.stage import stage
 >>> class NoCache:  # runs everything, keeps nothing
@@ -15,6 +17,17 @@ one; any object with the same `run` and `map` is another (a stage only sees resu
 >>> cache: StageCache = NoCache()
 >>> cache.map(double, [1, 2, 3], batch_size=2), isinstance(cache, StageCache)
 ([2, 4, 6], True)
+>>> class DictCache:  # keeps values in memory
+...     def __init__(self):
+...         self.values = {}
+...     def get_value(self, namespace, key):
+...         return ((namespace, key) in self.values, self.values.get((namespace, key)))
+...     def put_value(self, namespace, key, value):
+...         self.values[namespace, key] = value
+>>> requests: RequestCache = DictCache()
+>>> requests.put_value("llm", "k1", {"text": "hi"})
+>>> requests.get_value("llm", "k1"), requests.get_value("llm", "k2"), isinstance(requests, RequestCache)
+((True, {'text': 'hi'}), (False, None), True)
 """
 
 from __future__ import annotations
@@ -23,6 +36,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from kgkit.core.executor import Executor
+
+__all__ = ["RequestCache", "StageCache"]
 
 T = TypeVar("T")
 
@@ -39,4 +54,17 @@ class StageCache(Protocol):
             executor: Executor | None = None, on_batch: Callable[[int], None] | None = None,
             **kwargs: Any) -> list[T]:
         """[fn([item], **kwargs)[0] for item in items], cached per item, misses computed in batches."""
+        ...
+
+
+@runtime_checkable
+class RequestCache(Protocol):
+    """JSON values stored under keys the caller makes itself (the LLM client's per-request cache)."""
+
+    def get_value(self, namespace: str, key: str) -> tuple[bool, Any]:
+        """(True, value) for a value stored under namespace/key; (False, None) on a miss."""
+        ...
+
+    def put_value(self, namespace: str, key: str, value: Any) -> None:
+        """Store a JSON-ready value under namespace/key."""
         ...

@@ -54,8 +54,8 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from kgkit.core.protocols import RequestCache
 from kgkit.core.records import sha256_hex
-from kgkit.io.cache import Cache
 from kgkit.llm.errors import EmptyAnswer, Failure, PreflightError, classify
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
 from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
@@ -167,7 +167,7 @@ class LLMClient:
     price_in: float | None = None  # dollars per 1M tokens, for models litellm has no price for
     price_out: float | None = None
     free: bool = False  # a local model (Ollama, vLLM): costs nothing, needs no price
-    cache: Cache | None = None
+    cache: RequestCache | None = None  # per-request answers (a kgkit.io.cache.Cache, given by the caller)
     completion: Completion | None = None
     settings: LLMSettings = field(default_factory=LLMSettings)
     max_concurrency: int = 8

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgkit.llm.ledger import BudgetExceeded
+from kgkit.llm.runtime import import_litellm
 
 __all__ = ["EmptyAnswer", "Failure", "PreflightError", "classify", "clean", "fix_for", "group_errors",
            "missing_key"]
@@ -91,8 +92,6 @@ def clean(text: object, limit: int = 300) -> str:
 
 def missing_key(model: str) -> str | None:
     """The API key variable litellm looks for and does not find for `model` (None when none is missing)."""
-    from kgkit.llm.client import import_litellm
-
     try:
         found = import_litellm().validate_environment(model=model)
     except Exception:

@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kgkit.llm.runtime import import_litellm
+
 PriceSource = Literal["litellm", "explicit", "free"]
 
 
@@ -93,8 +95,6 @@ def resolve_price(
 
 
 def _litellm_price(model: str) -> tuple[float, float] | None:
-    from kgkit.llm.client import import_litellm
-
     litellm = import_litellm()
     for key in (model, model.split("/", 1)[-1]):
         entry = litellm.model_cost.get(key)

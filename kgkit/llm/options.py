@@ -14,11 +14,10 @@ openai/gpt-4o-mini costs money: give a hard cap with --max-cost DOLLARS (or --fr
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict
 
 from kgkit.core.constants import OFFLINE_BATCH_SIZE
+from kgkit.core.protocols import RequestCache
 from kgkit.llm.client import LLMClient, LLMSettings
 from kgkit.llm.ledger import BudgetLedger, UnknownPrice, resolve_price
 from kgkit.llm.limits import RateLimiter
@@ -51,7 +50,7 @@ class LLMOptions(BaseModel):
     document_context: bool = True
     preflight: bool = True  # one tiny request checks the model before its first real request
 
-    def client(self, *, cache: Any = None) -> LLMClient:
+    def client(self, *, cache: RequestCache | None = None) -> LLMClient:
         """The client for these options behind one budget ledger capped at `max_cost` dollars (`cache`: the
         per-request cache). Raises LLMOptionError for a paid model without a cap or an unpriced model.
         With `preflight` (the default) the client checks the model with one tiny request before its first
