@@ -15,7 +15,7 @@
 [['Ada', 'extractive'], ['Acme', 'extractive']]
 """
 
-from kgkit.stages.narrate.core import cited_sentences, narrate
+from kgkit.stages.narrate.core import narrate
 from kgkit.stages.narrate.labels import CommunityInput, community_inputs, label_communities, offline_label
 from kgkit.stages.narrate.model import (
     CommunityLabel,
@@ -26,6 +26,7 @@ from kgkit.stages.narrate.model import (
     Sentence,
     SourceRelation,
 )
+from kgkit.stages.narrate.prompt import cited_sentences
 
 __all__ = ["CommunityInput", "CommunityLabel", "CommunityText", "EntityDescription", "Narrative", "Section",
            "Sentence", "SourceRelation", "cited_sentences", "community_inputs", "label_communities", "narrate",

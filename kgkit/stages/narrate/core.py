@@ -21,7 +21,14 @@ from kgkit.llm.client import LLMClient, run_sync
 from kgkit.stages.narrate import facts as F
 from kgkit.stages.narrate.labels import community_inputs, label_communities, labels_frame_rows
 from kgkit.stages.narrate.model import CommunityLabel, EntityDescription, Narrative, Section, Sentence, SourceRelation
-from kgkit.stages.narrate.prompt import PROMPT_HASH, CitedSentence, Fact, SectionInput, SectionResponse, render_messages
+from kgkit.stages.narrate.prompt import (
+    PROMPT_HASH,
+    Fact,
+    SectionInput,
+    SectionResponse,
+    cited_sentences,
+    render_messages,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,22 +37,6 @@ if TYPE_CHECKING:
     from kgkit.stages.communities import Communities
 
 TITLES = {"overview": "Overview", "chains": "Main relationship chains", "timeline": "Timeline"}
-
-
-def cited_sentences(answer: Sequence[CitedSentence], documents: Mapping[str, Sequence[str]],
-                    dates: Mapping[str, str] | None = None) -> list[Sentence]:
-    """Sentences from an LLM answer, keeping only citations of the given facts (`documents`: id -> paths);
-    a sentence left with no citation is dropped. A sentence without a date gets its facts' earliest one
-    (`dates`: id -> date, timeline facts)."""
-    out = []
-    for s in answer:
-        rels = tuple(r for r in dict.fromkeys(s.relations) if r in documents)
-        if rels and s.text.strip():
-            docs = tuple(sorted({d for r in rels for d in documents[r]}))
-            known = sorted(dates[r] for r in rels if dates and r in dates)
-            date = s.date or (known[0] if known else None)
-            out.append(Sentence(text=" ".join(s.text.split()), relations=rels, documents=docs, date=date))
-    return out
 
 
 def _facts_for(facts: pd.DataFrame, rows: Sequence[int], *, dates: Mapping[int, str] | None = None) -> list[Fact]:

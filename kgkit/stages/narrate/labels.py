@@ -36,7 +36,7 @@ from kgkit.core.records import Record
 from kgkit.core.stage import stage
 from kgkit.llm.client import LLMClient, run_sync
 from kgkit.stages.narrate.model import CommunityText, Sentence
-from kgkit.stages.narrate.prompt import Fact, LabelResponse, SectionInput, render_messages
+from kgkit.stages.narrate.prompt import Fact, LabelResponse, SectionInput, cited_sentences, render_messages
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -204,8 +204,6 @@ def _label_input(item: CommunityInput) -> SectionInput:
 
 async def alabel(item: CommunityInput, *, llm: LLMClient, label: str = "") -> CommunityText:
     """An LLM label for one community; the extractive one (with `error` set) when the LLM text is not usable."""
-    from kgkit.stages.narrate.core import cited_sentences
-
     fallback = offline_label(item)
     if not item.facts:
         return fallback  # nothing to cite: the extractive label is the label

@@ -24,12 +24,14 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for SectionResp
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from kgkit.core.records import Record, short_hash
 from kgkit.llm.validation import validation_context
+from kgkit.stages.narrate.model import Sentence
 
 PROMPT_VERSION = "1"
 MAX_EVIDENCE_CHARS = 300
@@ -123,6 +125,28 @@ class LabelResponse(BaseModel):
         if len(value.split()) > 8:
             raise ValueError("the label must have at most 8 words")
         return value.strip()
+
+
+def cited_sentences(answer: Sequence[CitedSentence], documents: Mapping[str, Sequence[str]],
+                    dates: Mapping[str, str] | None = None) -> list[Sentence]:
+    """Sentences from an LLM answer, keeping only citations of the given facts (`documents`: id -> paths);
+    a sentence left with no citation is dropped. A sentence without a date gets its facts' earliest one
+    (`dates`: id -> date, timeline facts).
+
+    >>> told = [CitedSentence(text="Ada  works for Acme.", relations=["rel:1", "rel:9"]),
+    ...         CitedSentence(text="Made up.", relations=["rel:9"])]
+    >>> [(s.text, s.relations, s.documents) for s in cited_sentences(told, {"rel:1": ["a.txt"]})]
+    [('Ada works for Acme.', ('rel:1',), ('a.txt',))]
+    """
+    out = []
+    for s in answer:
+        rels = tuple(r for r in dict.fromkeys(s.relations) if r in documents)
+        if rels and s.text.strip():
+            docs = tuple(sorted({d for r in rels for d in documents[r]}))
+            known = sorted(dates[r] for r in rels if dates and r in dates)
+            date = s.date or (known[0] if known else None)
+            out.append(Sentence(text=" ".join(s.text.split()), relations=rels, documents=docs, date=date))
+    return out
 
 
 def _fact_line(i: int, fact: Fact) -> str:
