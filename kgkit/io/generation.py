@@ -41,14 +41,29 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from kgkit.io.atomic import atomic_file, atomic_write_bytes, dumps_json
-from kgkit.io.workspace import CACHE_DIR, INDEX_DIR, MANIFEST, STATE_DIR, Manifest, Workspace, WorkspaceError
+from kgkit.io.manifest import CACHE_DIR, INDEX_DIR, MANIFEST, STATE_DIR, Manifest, WorkspaceError
 
 __all__ = ["Generation", "recover"]
 
 _TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")  # a killed atomic_file's temporary (mkstemp's names)
+
+
+class Workspace(Protocol):
+    """What a generation needs of the workspace it commits to (`kgkit.io.workspace.Workspace`, which builds on
+    this module)."""
+
+    root: Path
+
+    @property
+    def state_dir(self) -> Path: ...
+
+    @property
+    def writing(self) -> bool: ...
+
+    def manifest(self) -> Manifest: ...
 
 
 def _file_sha256(path: Path) -> str:

@@ -37,11 +37,11 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgkit.io.atomic import atomic_write_bytes, dumps_json
+from kgkit.io.manifest import CACHE_DIR, INDEX_DIR, MANIFEST, STATE_DIR, Manifest, WorkspaceError
 
 if TYPE_CHECKING:
     from kgkit.io.generation import Generation
@@ -64,22 +64,14 @@ DECISIONS = "decisions.yaml"
 CANDIDATES = "resolve/candidates.jsonl"
 JOURNAL_DIR = "journal"
 DOMAIN = "domain.yaml"
-MANIFEST = "manifest.json"
-CACHE_DIR = "cache"
-INDEX_DIR = "index"
-STATE_DIR = ".kgkit"
+# MANIFEST, CACHE_DIR, INDEX_DIR, STATE_DIR: kgkit.io.manifest (a generation needs them too)
 REJECTED_RUN = ".kgkit/rejected-run.json"
 REMOVED_DIR = "removed"  # corpus files `kgkit add --remove` took out of the corpus, kept (never deleted)
 
-MANIFEST_SCHEMA = "kgkit.manifest/1"
 EDITABLE = frozenset({DECISIONS})  # a person edits these by hand: read as they are, never checked against the manifest
 DERIVED = {VIEW: "view", COMMUNITIES: "communities", NARRATIVE: "narrative", INDEX_DIR: "index"}
 _JOURNAL = re.compile(rf"{JOURNAL_DIR}/[0-9]{{4}}\.json")
 _READ_PATIENCE = 5.0  # seconds a read retries while files move between places (a paused writer never makes it wait)
-
-
-class WorkspaceError(RuntimeError):
-    """A workspace that cannot be used as asked (not a folder, a damaged manifest, a foreign file)."""
 
 
 class WorkspaceBusy(WorkspaceError):
@@ -97,30 +89,6 @@ def __getattr__(name: str) -> Any:
 
 class _Moved(Exception):
     """The generation a read started from was replaced (or rolled back) while it read: read again."""
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """What the current generation is made of: its number, the step that wrote it, every artefact's sha256,
-    the run configuration (corpus, domain, extractor, chunk sizes, model) and the artefacts that are stale."""
-
-    generation: int = 0
-    step: str = ""
-    artefacts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    config: Mapping[str, Any] = field(default_factory=dict)
-    stale: Mapping[str, str] = field(default_factory=dict)
-
-    def to_json_dict(self) -> dict[str, Any]:
-        return {"schema": MANIFEST_SCHEMA, "generation": self.generation, "step": self.step,
-                "artefacts": dict(self.artefacts), "config": dict(self.config), "stale": dict(self.stale)}
-
-    @classmethod
-    def from_json_dict(cls, data: Mapping[str, Any], *, source: str = MANIFEST) -> Manifest:
-        if data.get("schema") != MANIFEST_SCHEMA:
-            raise WorkspaceError(f"{source}: not a kgkit manifest (want schema {MANIFEST_SCHEMA!r})")
-        return cls(generation=int(data["generation"]), step=str(data.get("step", "")),
-                   artefacts=dict(data.get("artefacts") or {}), config=dict(data.get("config") or {}),
-                   stale=dict(data.get("stale") or {}))
 
 
 def _sha256(data: bytes) -> str:
