@@ -102,8 +102,8 @@ def test_widget_traits_and_module() -> None:
 def test_graph_html_follows_apply_and_undo(tmp_path) -> None:
     import re
 
+    from kgkit.core.decisions import person_decision
     from kgkit.io.workspace import VIEW
-    from kgkit.stages.resolve.decisions import person_decision
     from kgkit.testing.workspaces import sample_workspace
     from kgkit.workflows.resolve import apply, record, undo
 
@@ -121,7 +121,7 @@ def test_graph_html_follows_apply_and_undo(tmp_path) -> None:
 
 
 def test_merge_preview_and_overlay_mark_what_changes() -> None:
-    from kgkit.stages.resolve.decisions import person_decision
+    from kgkit.core.decisions import person_decision
     from kgkit.views.explorer import DIFF_COLOURS
     from kgkit.views.widgets import Explorer
 

@@ -236,7 +236,7 @@ def test_path_between_two_entities(page: Page) -> None:
 
 
 def test_merge_preview_page_shows_the_change(browser: Browser, tmp_path: Path) -> None:
-    from kgkit.stages.resolve.decisions import person_decision
+    from kgkit.core.decisions import person_decision
     from kgkit.views.explorer import explorer_page, merge_preview_payload
 
     merge = person_decision("merge", ("Person:xss", "Person:babbage"), who="t")

@@ -204,8 +204,8 @@ def test_resolution_notebook_saves_decisions_and_applies_them(fixture_defs, tmp_
 def test_resolution_notebook_applies_and_undoes_through_the_workflows(fixture_defs, tmp_path):
     """The two buttons (pressed: their run_button replaced) call the apply and undo workflows on the workspace;
     the notebook opened again keeps the applied graph (no re-run over it), so undo finds its journal's graph."""
+    from kgkit.core.decisions import person_decision
     from kgkit.stages.embed import HashingEmbedder
-    from kgkit.stages.resolve.decisions import person_decision
     from kgkit.workflows.graph import read_graph
 
     app = _load(ROOT / "notebooks" / "resolution.py")

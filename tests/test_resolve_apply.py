@@ -7,11 +7,12 @@ import pytest
 from test_resolve_fixtures import DOMAIN, corpus, graph
 
 from kgkit import io
+from kgkit.core.decisions import Decision
 from kgkit.core.graph import Graph
 from kgkit.io.decisions import DecisionFileError, dump_decisions, parse_decisions, read_decisions, write_decisions
 from kgkit.stages.build import build_graph
 from kgkit.stages.resolve import apply_decisions, decide, merge_candidates, person_decision, undo
-from kgkit.stages.resolve.decisions import Decision, JudgeAnswer
+from kgkit.stages.resolve.decisions import JudgeAnswer
 from kgkit.testing.builders import edge_row, entity_row
 
 AT = "2026-01-01T00:00:00+00:00"

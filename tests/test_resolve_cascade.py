@@ -245,7 +245,7 @@ def test_bulk_prefilter_drops_no_pair_that_full_scoring_keeps():
 
 
 def test_trusted_candidate_equals_model_construct():
-    from kgkit.stages.resolve.scoring import MergeCandidate
+    from kgkit.core.decisions import MergeCandidate
 
     values = dict(source="P:a", target="P:b", source_name="A", target_name="B", source_type="P", target_type="P",
                   score=0.9, step="rule", verdict="unique", features={"x": 1.0}, reasons=("r",))

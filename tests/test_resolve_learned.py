@@ -121,7 +121,7 @@ def test_resolve_with_min_probability_scores_the_workspace_and_learns_from_its_d
 
 
 def test_answers_on_pairs_only_a_person_can_merge_do_not_teach_the_model():
-    from kgkit.stages.resolve.scoring import MergeCandidate
+    from kgkit.core.decisions import MergeCandidate
 
     war = MergeCandidate(source="Event:war", target="Event:war of 1812", source_name="War", target_name="War of 1812",
                          source_type="Event", target_type="Event", score=0.9, step="rule", verdict="unique",

@@ -9,11 +9,11 @@ import pytest
 from typer.testing import CliRunner
 
 from kgkit.cli import app
+from kgkit.core.decisions import Decision
 from kgkit.io import load_domain
 from kgkit.io.decisions import dump_decisions, parse_decisions, read_decisions
 from kgkit.io.workspace import GRAPH
 from kgkit.stages.build import build_graph
-from kgkit.stages.resolve.decisions import Decision
 from kgkit.stages.resolve.split import split_candidates, split_decision, split_specs
 from kgkit.testing.builders import paris_extractions, split_graph
 from kgkit.testing.workspaces import paris_workspace

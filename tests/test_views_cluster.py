@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from kgkit.core.decisions import MergeCandidate
 from kgkit.stages.embed import HashingEmbedder, embed_texts
-from kgkit.stages.resolve.scoring import MergeCandidate
 from kgkit.views.cluster import cluster_html, cluster_points, kmeans_clusters, project
 
 XSS = "<img src=x onerror=alert(1)>"

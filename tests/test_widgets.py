@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from kgkit.core.decisions import MergeCandidate
 from kgkit.core.graph import Graph
 from kgkit.stages.resolve.apply import apply_decisions
-from kgkit.stages.resolve.scoring import MergeCandidate
 from kgkit.views.widgets import (
     actions_to_decisions,
     candidate_key,

@@ -17,7 +17,7 @@ from pathlib import Path
 import browser_tools as bt
 import pytest
 
-from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.core.decisions import MergeCandidate
 from kgkit.views.widgets import actions_to_decisions, bundle_esm, merge_review_esm
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]

@@ -9,7 +9,7 @@ reviewer's change is a small diff. A bad entry fails the whole file with an erro
     workspace/resolve/candidates.jsonl the last resolution run's candidates (what review shows)
     workspace/journal/0001.json ...    one journal per apply; undo pops the newest
 
->>> from kgkit.stages.resolve.decisions import person_decision
+>>> from kgkit.core.decisions import person_decision
 >>> d = person_decision("merge", ("P:j smith", "P:jane smith"), why="same author", who="ana", at="2026-01-01")
 >>> parse_decisions(dump_decisions([d])) == [d]
 True
@@ -29,10 +29,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from kgkit.core.decisions import Decision, Journal, MergeCandidate, combine
 from kgkit.core.domain import safe_load_yaml
 from kgkit.io.workspace import CANDIDATES as CANDIDATES_FILE
 from kgkit.io.workspace import DECISIONS as DECISIONS_FILE
-from kgkit.stages.resolve.decisions import Decision
 
 FORMAT = "kgkit.decisions/1"
 _ORDER = list(Decision.model_fields)
@@ -106,8 +106,6 @@ def read_decisions(workspace: Any) -> list[Decision]:
 
 def decisions_text(decisions: Sequence[Decision]) -> str:
     """The decisions file's text: one decision per subject (person over llm over policy), sorted by id."""
-    from kgkit.stages.resolve.decisions import combine
-
     return dump_decisions(combine(decisions))
 
 
@@ -125,16 +123,12 @@ def candidates_rows(candidates: Sequence[Any]) -> list[dict[str, Any]]:
     return [c.model_dump(mode="json") for c in candidates]
 
 
-def read_candidates(workspace: Any) -> list[Any]:
+def read_candidates(workspace: Any) -> list[MergeCandidate]:
     """The last resolution run's candidates ([] before the first)."""
-    from kgkit.stages.resolve.scoring import MergeCandidate
-
     ws = _workspace(workspace)
     return [MergeCandidate.model_validate(r) for r in ws.read_jsonl(CANDIDATES_FILE)] if ws.exists(CANDIDATES_FILE) else []
 
 
-def read_journal(workspace: Any, name: str) -> Any:
+def read_journal(workspace: Any, name: str) -> Journal:
     """One applied journal (`name` as in Workspace.journal_names())."""
-    from kgkit.stages.resolve.apply import Journal
-
     return Journal.model_validate(_workspace(workspace).read_json(name))

@@ -15,7 +15,7 @@ as one module string (anywidget loads ``_esm`` from a string, so the relative im
     review = MergeReview.from_candidates(candidates, graph=graph)      # a notebook cell shows it
     decisions = actions_to_decisions(review.candidates, review.actions, who="me", at=now)
 
->>> from kgkit.stages.resolve.scoring import MergeCandidate
+>>> from kgkit.core.decisions import MergeCandidate
 >>> c = MergeCandidate(source="P:j smith", target="P:jane smith", source_name="J. Smith", target_name="Jane Smith",
 ...     source_type="Person", target_type="Person", score=0.92, step="rule", verdict="unique", features={},
 ...     reasons=("initials agree",))
@@ -34,8 +34,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kgkit.stages.resolve.decisions import Decision, person_decision
-from kgkit.stages.resolve.scoring import MergeCandidate
+from kgkit.core.decisions import Decision, MergeCandidate, person_decision
 
 _HERE = Path(__file__).resolve().parent
 WIDGET_DIRS = (_HERE,)
@@ -128,7 +127,7 @@ def _context(graph: Any, ids: set[str], *, evidence: int, neighbours: int) -> Co
 def decision_index(decisions: Sequence[Decision]) -> dict[tuple[str, str], Decision]:
     """{sorted entity pair: the decision that counts for it} over merge / keep-apart decisions (person over
     llm over policy)."""
-    from kgkit.stages.resolve.decisions import combine
+    from kgkit.core.decisions import combine
 
     return {tuple(sorted(d.subjects)): d for d in combine(decisions)  # type: ignore[misc]
             if d.kind in ("merge", "keep_apart")}
@@ -137,7 +136,7 @@ def decision_index(decisions: Sequence[Decision]) -> dict[tuple[str, str], Decis
 def decision_label(d: Decision | None, score: float) -> str:
     """How a card or the terminal review marks a candidate someone already decided ("" when undecided).
 
-    >>> from kgkit.stages.resolve.decisions import Decision
+    >>> from kgkit.core.decisions import Decision
     >>> decision_label(Decision(kind="merge", subjects=("a", "b"), decided_by="policy"), 0.97)
     'policy merged: score 0.97 — v to veto'
     """
@@ -160,7 +159,7 @@ def review_order(candidates: Sequence[MergeCandidate], decisions: Sequence[Decis
 
     >>> c = lambda s, t, x: MergeCandidate(source=s, target=t, source_name=s, target_name=t, source_type="P",
     ...     target_type="P", score=x, step="rule", verdict="unique", features={}, reasons=())
-    >>> from kgkit.stages.resolve.decisions import Decision
+    >>> from kgkit.core.decisions import Decision
     >>> done = [Decision(kind="merge", subjects=("a", "b"), decided_by="policy")]
     >>> [(x.source, x.score) for x in review_order([c("a", "b", .97), c("c", "d", .6), c("e", "f", .88)], done)]
     [('e', 0.88), ('c', 0.6), ('a', 0.97)]

@@ -8,7 +8,7 @@ apply. The search index and the narrative are marked stale whenever the graph ch
 >>> found = resolve(ws, at="2026-01-01T00:00:00Z")
 >>> [(c.source_name, c.target_name) for c in found.pending]   # a slip in a name, a surname: a person decides
 [('Charles Babage', 'Charles Babbage'), ('Lovelace', 'Ada Lovelace')]
->>> from kgkit.stages.resolve.decisions import person_decision
+>>> from kgkit.core.decisions import person_decision
 >>> pair = (found.pending[0].source, found.pending[0].target)
 >>> _ = record(ws, [person_decision("merge", pair, why="same man, misspelt")])
 >>> applied = apply(ws)

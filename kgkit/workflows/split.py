@@ -22,10 +22,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from kgkit.core.decisions import Decision
 from kgkit.core.graph import Graph
 from kgkit.io.decisions import read_decisions
 from kgkit.io.workspace import Workspace, WorkspaceError
-from kgkit.stages.resolve.decisions import Decision
 from kgkit.stages.resolve.split import SplitCandidate, split_candidates, split_decision
 from kgkit.workflows.graph import as_workspace, read_graph
 from kgkit.workflows.resolve import record

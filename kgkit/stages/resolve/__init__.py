@@ -9,14 +9,14 @@
 See docs/resolution.md.
 """
 
-from kgkit.stages.resolve.apply import Applied, Journal, apply_decisions, undo
+from kgkit.core.decisions import Decision, Journal, MergeCandidate, person_decision  # the records, kept here too
+from kgkit.stages.resolve.apply import Applied, apply_decisions, undo
 from kgkit.stages.resolve.candidates import index_graph, merge_candidates
 from kgkit.stages.resolve.config import ResolveConfig
-from kgkit.stages.resolve.decisions import Decision, Judge, JudgeAnswer, Policy, decide, pending, person_decision
+from kgkit.stages.resolve.decisions import Judge, JudgeAnswer, Policy, decide, pending
 from kgkit.stages.resolve.identify import Identity, identify
 from kgkit.stages.resolve.judge import LLMJudge
 from kgkit.stages.resolve.keys import match_key
-from kgkit.stages.resolve.scoring import MergeCandidate
 
 __all__ = ["Applied", "Decision", "Identity", "Journal", "Judge", "JudgeAnswer", "LLMJudge", "MergeCandidate",
            "Policy", "ResolveConfig", "apply_decisions", "decide", "identify", "index_graph", "match_key",

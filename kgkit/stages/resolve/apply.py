@@ -14,7 +14,7 @@
 
 >>> import pandas as pd
 >>> from kgkit.core.graph import Graph
->>> from kgkit.stages.resolve.decisions import person_decision
+>>> from kgkit.core.decisions import person_decision
 >>> from kgkit.testing.builders import edge_row, entity_row
 >>> g = Graph.empty().replace(entities=pd.DataFrame([entity_row("a"), entity_row("b", mentions=2), entity_row("c")]),
 ...     relations=pd.DataFrame([edge_row("a", "c"), edge_row("b", "c")]))
@@ -30,46 +30,15 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
-from pydantic import Field
 
+from kgkit.core.decisions import DECIDER_RANK, Decision, Journal, JournalEntry, TableDiff
 from kgkit.core.graph import TABLES, Graph
 from kgkit.core.names import relation_id
-from kgkit.core.records import Record
 from kgkit.core.stage import stage
-from kgkit.stages.resolve.decisions import DECIDER_RANK, Decision
-
-
-class JournalEntry(Record):
-    decision_id: str
-    kind: str
-    status: Literal["applied", "skipped"]
-    detail: str
-    subjects: tuple[str, ...] = ()
-
-
-class TableDiff(Record):
-    """Rows of a table (as JSON rows) that apply removed, the positions of the rows it added, and, when the
-    kept rows changed relative order, the order that restores them."""
-
-    removed: list[tuple[int, dict[str, Any]]] = Field(default_factory=list)
-    added: list[int] = Field(default_factory=list)
-    order: list[int] | None = None
-
-
-class Journal(Record):
-    """What one apply did, enough to undo it exactly. `before_sha256` / `after_sha256` are the graphs'
-    `Graph.sha256()`."""
-
-    format: str = "kgkit.journal/1"
-    before_sha256: str
-    after_sha256: str
-    entries: list[JournalEntry]
-    mapping: dict[str, str]  # merged-away entity id -> kept entity id
-    tables: dict[str, TableDiff]
-    meta_before: dict[str, Any]
+from kgkit.core.union_find import UnionFind
 
 
 @dataclass(frozen=True)
@@ -84,14 +53,8 @@ class Applied:
 
 def _groups(decisions: Sequence[Decision], ids: set[str], mentions: dict[str, int]
             ) -> tuple[dict[str, str], list[JournalEntry]]:
-    parent = {i: i for i in ids}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    joined = UnionFind(sorted(ids))
+    find = joined.find
     apart = [d.subjects for d in decisions if d.kind == "keep_apart" and d.verdict == "accept"]
     merges = [d for d in decisions if d.kind == "merge" and d.verdict == "accept"]
     merges.sort(key=lambda d: (DECIDER_RANK[d.decided_by], -(d.score or 0.0), d.id))
@@ -114,16 +77,13 @@ def _groups(decisions: Sequence[Decision], ids: set[str], mentions: dict[str, in
             entries.append(JournalEntry(decision_id=d.id, kind=d.kind, status="skipped", subjects=d.subjects,
                                         detail=f"would join {clash[0]} and {clash[1]}, which are kept apart"))
             continue
-        parent[ra] = rb
+        joined.union(ra, rb)
         sources.add(a)
         targets.add(b)
         entries.append(JournalEntry(decision_id=d.id, kind=d.kind, status="applied", subjects=d.subjects,
                                     detail=f"{a} -> {b}"))
-    members: dict[str, list[str]] = defaultdict(list)
-    for i in sorted(ids):
-        members[find(i)].append(i)
     mapping: dict[str, str] = {}
-    for group in members.values():
+    for group in joined.groups():
         if len(group) < 2:
             continue
         pool = [i for i in group if i in targets and i not in sources] or group

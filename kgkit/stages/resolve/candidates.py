@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from rapidfuzz.distance import JaroWinkler
 
+from kgkit.core.decisions import MergeCandidate
 from kgkit.core.stage import stage
 from kgkit.stages.build import gc_paused
 from kgkit.stages.embed import Embedder
@@ -51,7 +52,6 @@ from kgkit.stages.resolve.name_rules import person_parts
 from kgkit.stages.resolve.scoring import (
     STRING_SCORERS,
     GraphContext,
-    MergeCandidate,
     blocks_reason,
     graph_context,
     guard_at,

@@ -1,11 +1,11 @@
-"""Decisions (merge, keep apart, reject a relation) and the policy that makes the automatic ones.
+"""Deciding: the policy that makes the automatic decisions, the judge, and which decisions a run keeps (the
+Decision and MergeCandidate records are in kgkit.core.decisions, where a reader of decisions.yaml finds them).
 
-A decision names entities by their stable ids (type + normalised name), never by row positions, so it
-survives rebuilding the graph from the extractions. Who decided is recorded: `person` decisions are never
-replaced by re-running resolution; `policy` decisions are re-derived on every run; `llm` decisions are kept
-until a person decides the same pair. Stages never read the clock: `at` is passed in.
+Who decided is recorded: `person` decisions are never replaced by re-running resolution; `policy` decisions
+are re-derived on every run; `llm` decisions are kept until a person decides the same pair. Stages never read
+the clock: `at` is passed in.
 
->>> from kgkit.stages.resolve.scoring import MergeCandidate
+>>> from kgkit.core.decisions import MergeCandidate, person_decision
 >>> c = MergeCandidate(source="P:j smith", target="P:jane smith", source_name="J. Smith", target_name="Jane Smith",
 ...     source_type="P", target_type="P", score=0.95, step="rule", verdict="unique", features={}, reasons=("initials",))
 >>> [(d.kind, d.subjects, d.decided_by) for d in decide([c], at="2026-01-01T00:00:00Z")]
@@ -19,91 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from pydantic import Field, model_validator
-
-from kgkit.core.records import Record, short_hash
+from kgkit.core.decisions import DECIDER_RANK, Decision, Kind, MergeCandidate
+from kgkit.core.records import Record
 from kgkit.core.stage import stage
+from kgkit.core.union_find import UnionFind
 from kgkit.stages.resolve.guards import policy_guard
 from kgkit.stages.resolve.keys import match_key
-from kgkit.stages.resolve.scoring import GUARD_PREFIX, MergeCandidate
+from kgkit.stages.resolve.scoring import GUARD_PREFIX
 
-Kind = Literal["merge", "keep_apart", "reject_relation", "split"]
-DecidedBy = Literal["policy", "person", "llm"]
-DECIDER_RANK = {"person": 0, "llm": 1, "policy": 2}  # who decided -> precedence (lower wins)
 KEPT_APART_SPELLING = "kept_apart_spelling"  # feature of a pair regroup.kept_apart_candidates proposed
-SPLIT_MARK = "~"  # a split-off entity's id: the entity's id, SPLIT_MARK, a label ("L:paris~texas")
-
-
-def decision_id(kind: str, subjects: Sequence[str], relation_type: str | None = None) -> str:
-    """Stable id. Merge and keep-apart share one id per unordered pair (a pair has one decision at a time);
-    a relation rejection is directed and names its type.
-
-    >>> decision_id("merge", ["b", "a"]) == decision_id("keep_apart", ["a", "b"])
-    True
-    >>> decision_id("reject_relation", ["a", "b"], "T") != decision_id("reject_relation", ["b", "a"], "T")
-    True
-    """
-    subj = list(subjects) if kind in ("reject_relation", "split") else sorted(subjects)
-    return "dec:" + short_hash("pair" if kind in ("merge", "keep_apart") else kind, *subj, relation_type or "")
-
-
-class Decision(Record):
-    """One decision. merge: subjects = (merged away, kept); keep_apart: two entities never to merge;
-    reject_relation: subjects = (source, target) with `relation_type`, removed in that direction only
-    (both directions when the domain declares the type symmetric); split: subjects = (entity, new entity id
-    ``<entity>~<label>``), the mentions in `documents` or `chunks` become the new entity (same name, another
-    thing: made at build, so relation confidence and support stay exact; kgkit.stages.resolve.split).
-    verdict "reject" withdraws it."""
-
-    id: str = ""
-    kind: Kind
-    subjects: tuple[str, str]
-    relation_type: str | None = None
-    verdict: Literal["accept", "reject"] = "accept"
-    decided_by: DecidedBy
-    who: str | None = None
-    at: str | None = None
-    why: str = ""
-    score: float | None = None
-    features: dict[str, float] = Field(default_factory=dict)
-    documents: tuple[str, ...] = ()
-    chunks: tuple[str, ...] = ()
-
-    @model_validator(mode="after")
-    def _check(self) -> Decision:
-        if self.subjects[0] == self.subjects[1]:
-            raise ValueError("subjects: an entity cannot be merged with or kept apart from itself")
-        if (self.kind == "split") != bool(self.documents or self.chunks):
-            raise ValueError("documents: a split names the documents or chunks whose mentions move, and only a split does")
-        if self.kind == "split" and not self.subjects[1].startswith(self.subjects[0] + SPLIT_MARK):
-            raise ValueError(f"subjects: a split's new id is the entity's id + {SPLIT_MARK!r} + a label")
-        if (self.kind == "reject_relation") != (self.relation_type is not None):
-            raise ValueError("relation_type: required for reject_relation, and only for it")
-        want = decision_id(self.kind, self.subjects, self.relation_type)
-        if not self.id:
-            object.__setattr__(self, "id", want)
-        elif self.id != want:
-            raise ValueError(f"id: {self.id!r} does not match its kind and subjects (expected {want!r})")
-        return self
-
-    @property
-    def pair_key(self) -> tuple[str, ...]:
-        """What the decision is about: an unordered entity pair (merge/keep apart) or a directed relation."""
-        if self.kind == "reject_relation":
-            return ("rel", *self.subjects, self.relation_type or "")
-        if self.kind == "split":
-            return ("split", *self.subjects)
-        return ("pair", *sorted(self.subjects))
-
-
-def person_decision(kind: Kind, subjects: Sequence[str], *, why: str = "", who: str | None = None,
-                    at: str | None = None, relation_type: str | None = None,
-                    verdict: Literal["accept", "reject"] = "accept") -> Decision:
-    """A decision made by a person (review, notebook widget, hand-edited YAML)."""
-    return Decision(kind=kind, subjects=tuple(subjects), relation_type=relation_type, verdict=verdict,  # type: ignore[arg-type]
-                    decided_by="person", who=who, at=at, why=why)
 
 
 class JudgeAnswer(Record):
@@ -133,7 +59,7 @@ class Policy:
     candidates scoring at least `judge_min` that the policy did not accept; it may keep a guarded pair
     apart but never merge it: a person does.
 
-    >>> from kgkit.stages.resolve.scoring import MergeCandidate
+    >>> from kgkit.core.decisions import MergeCandidate
     >>> c = MergeCandidate(source="L:prussia", target="L:russia", source_name="Prussia", target_name="Russia",
     ...     source_type="L", target_type="L", score=0.94, step="lsh", verdict="unique", features={}, reasons=())
     >>> Policy().refusal(c), Policy(guards=False).refusal(c)
@@ -212,7 +138,7 @@ def settled(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision])
     are joined through the person's merges, or lie in two groups the person keeps apart. `pending` asks about
     these last (an answer on them teaches nothing new).
 
-    >>> from kgkit.stages.resolve.scoring import MergeCandidate
+    >>> from kgkit.core.decisions import MergeCandidate, person_decision
     >>> def c(a, b):
     ...     return MergeCandidate(source=a, target=b, source_name=a, target_name=b, source_type="P",
     ...         target_type="P", score=0.9, step="rule", verdict="unique", features={}, reasons=())
@@ -221,19 +147,12 @@ def settled(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision])
     >>> settled([c("a", "c"), c("a", "d"), c("a", "e")], mine)
     [True, True, False]
     """
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-
+    joined: UnionFind[str] = UnionFind()
+    find = joined.find
     mine = [d for d in decisions if d.decided_by == "person" and d.verdict == "accept"]
     for d in mine:
         if d.kind == "merge":
-            ra, rb = find(d.subjects[0]), find(d.subjects[1])
-            if ra != rb:
-                parent[ra] = rb
+            joined.union(*d.subjects)
     apart = {frozenset((find(a), find(b))) for d in mine if d.kind == "keep_apart" for a, b in [d.subjects]}
     out = []
     for c in candidates:
@@ -281,22 +200,6 @@ def decide(candidates: Sequence[MergeCandidate], *, decisions: Iterable[Decision
                                 why=answer.why, score=c.score))
             decided.add(key)
     return sorted(out, key=lambda d: (d.id, DECIDER_RANK[d.decided_by]))
-
-
-def combine(decisions: Iterable[Decision]) -> list[Decision]:
-    """One decision per subject: person over llm over policy; within one rank the later wins. Sorted by id.
-
-    >>> a = Decision(kind="merge", subjects=("x", "y"), decided_by="policy")
-    >>> b = person_decision("keep_apart", ("y", "x"))
-    >>> [d.decided_by for d in combine([b, a])]
-    ['person']
-    """
-    best: dict[str, Decision] = {}
-    for d in decisions:
-        old = best.get(d.id)
-        if old is None or DECIDER_RANK[d.decided_by] <= DECIDER_RANK[old.decided_by]:
-            best[d.id] = d
-    return [best[k] for k in sorted(best)]
 
 
 def pending(candidates: Sequence[MergeCandidate], decisions: Iterable[Decision], *,

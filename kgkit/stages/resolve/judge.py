@@ -4,7 +4,7 @@ The client brings the budget ledger (a call is admitted only if its worst case f
 (a re-run asks nothing and costs nothing) and retries; a failed or refused call is "cannot tell", never a
 merge. The prompt and its response model live here, beside the adapter that renders them.
 
->>> from kgkit.stages.resolve.scoring import MergeCandidate
+>>> from kgkit.core.decisions import MergeCandidate
 >>> c = MergeCandidate(source="P:j smith", target="P:jane smith", source_name="J. Smith", target_name="Jane Smith",
 ...     source_type="Person", target_type="Person", score=0.92, step="rule", verdict="ambiguous", features={},
 ...     reasons=("initials agree",))
@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from kgkit.core.decisions import MergeCandidate
 from kgkit.stages.resolve.decisions import JudgeAnswer
-from kgkit.stages.resolve.scoring import MergeCandidate
 
 PROMPT_VERSION = "resolve-judge/1"
 SYSTEM = ("You decide whether two names extracted from documents denote the same real-world entity. Answer "

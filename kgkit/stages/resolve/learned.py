@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from kgkit.core.decisions import Decision, MergeCandidate
 from kgkit.core.names import normalise_name
 from kgkit.core.stage import stage
 from kgkit.stages.build import gc_paused
 from kgkit.stages.resolve.config import ResolveConfig
-from kgkit.stages.resolve.decisions import Decision, Policy
+from kgkit.stages.resolve.decisions import Policy
 from kgkit.stages.resolve.keys import PERSON_TYPES
-from kgkit.stages.resolve.scoring import MergeCandidate
 
 FEATURES: tuple[str, ...] = (
     "ratio", "token_sort", "token_set", "jaro_winkler", "score", "exact", "rule_name", "rule_slip",

@@ -11,8 +11,8 @@ representative was paired with by its name (not the pairs the graph alone propos
 neighbours), with the same score and features (the match keys are equal), verdict ambiguous, marked
 `features["kept_apart_spelling"]`; only a person merges them (`Policy.refusal`).
 
->>> from kgkit.stages.resolve.decisions import person_decision
->>> from kgkit.stages.resolve.scoring import MergeCandidate
+>>> from kgkit.core.decisions import person_decision
+>>> from kgkit.core.decisions import MergeCandidate
 >>> def cand(a, b, step, score=1.0):
 ...     return MergeCandidate(source=f"P:{a.lower()}", target=f"P:{b.lower()}", source_name=a, target_name=b,
 ...         source_type="P", target_type="P", score=score, step=step, verdict="unique", features={}, reasons=())
@@ -28,10 +28,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from kgkit.core.decisions import Decision, MergeCandidate
 from kgkit.core.stage import stage
 from kgkit.stages.resolve.decisions import KEPT_APART_SPELLING as MARK
-from kgkit.stages.resolve.decisions import Decision
-from kgkit.stages.resolve.scoring import MergeCandidate
 
 
 def _moved(c: MergeCandidate, old: str, new: str, new_name: str, why: str) -> MergeCandidate:

@@ -1,4 +1,4 @@
-"""Scoring features for a candidate pair, each with the reason a person reads, and the MergeCandidate record.
+"""Scoring features for a candidate pair, each with the reason a person reads (the MergeCandidate record: kgkit.core.decisions).
 
 >>> from kgkit.stages.resolve.index import build_index
 >>> idx = build_index([("P:a", "J. Smith", "Person", 1), ("P:b", "Jane Smith", "Person", 4)])
@@ -9,15 +9,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from pydantic import BaseModel
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler
 
-from kgkit.core.records import Record
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.guards import policy_guard, slip_guard
 from kgkit.stages.resolve.index import NameIndex
@@ -32,104 +29,6 @@ from kgkit.stages.resolve.keys import (
     squash_key,
 )
 from kgkit.stages.resolve.name_rules import initials_rule, person_parts, person_slip, person_suffix, token_conflict
-
-Verdict = Literal["unique", "ambiguous", "not_found"]
-Step = Literal["exact", "rule", "lsh", "embedding", "llm", "context"]
-
-
-class MergeCandidate(Record):
-    """A proposed merge of `source` into `target` (entity ids), with its score, features and reasons.
-
-    `verdict` is the identity verdict for the source name: unique (the target is clearly its best match),
-    ambiguous (a runner-up is within the margin, or the types differ), not_found (nothing scores enough)."""
-
-    source: str
-    target: str
-    source_name: str
-    target_name: str
-    source_type: str
-    target_type: str
-    score: float
-    step: Step
-    verdict: Verdict
-    features: dict[str, float]
-    reasons: tuple[str, ...]
-
-    @classmethod
-    def trusted(cls, **values: object) -> MergeCandidate:
-        """model_construct (no validation) for values the cascade built itself, every field given, without
-        model_construct's per-field alias and default lookups (~18 us -> ~2 us a record; 500k records per
-        100k names). tests/test_resolve_cascade.py checks the result equals model_construct's."""
-        names = _CANDIDATE_FIELDS
-        if tuple(values) != names:  # the fields in another order, or some missing
-            if len(values) != len(names) or set(values) != set(names):
-                raise TypeError(f"MergeCandidate.trusted needs every field: {sorted(set(names) - set(values))}")
-            values = {name: values[name] for name in names}
-        return _made(cls, values)  # a fresh dict: **values made it
-
-    @classmethod
-    def from_fields(cls, *values: object) -> MergeCandidate:
-        """`trusted` with every value given in field order (no keyword dict to build and check: ~1 us less a
-        record, ~600k records per 100k names).
-
-        >>> c = MergeCandidate.from_fields("P:a", "P:b", "A", "B", "P", "P", 0.9, "lsh", "unique", {}, ("r",))
-        >>> c == MergeCandidate.model_construct(**c.__dict__), c.pair
-        (True, ('P:a', 'P:b'))
-        """
-        if len(values) != len(_CANDIDATE_FIELDS):
-            raise TypeError(f"MergeCandidate.from_fields needs {len(_CANDIDATE_FIELDS)} values, got {len(values)}")
-        return _made(cls, _as_fields(*values))
-
-    @classmethod
-    def from_rows(cls, rows: Iterable[Sequence[object]]) -> list[MergeCandidate]:
-        """`from_fields` for many rows of every value in field order, in one loop (no call layers per record).
-
-        >>> [c.pair for c in MergeCandidate.from_rows([("P:b", "P:a", "B", "A", "P", "P", 0.9, "lsh", "unique", {}, ())])]
-        [('P:a', 'P:b')]
-        """
-        new, as_fields, fields = cls.__new__, _as_fields, set(_CANDIDATE_FIELDS)
-        out = []
-        for values in rows:
-            m = new(cls)
-            _set_dict(m, as_fields(*values))
-            _set_fields(m, fields.copy())
-            _set_extra(m, None)
-            _set_private(m, None)
-            out.append(m)
-        return out
-
-    @property
-    def pair(self) -> tuple[str, str]:
-        return (self.source, self.target) if self.source < self.target else (self.target, self.source)
-
-
-_CANDIDATE_FIELDS = tuple(MergeCandidate.model_fields)
-_SLOTS = {k: BaseModel.__dict__[k].__set__ for k in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
-                                                     "__pydantic_private__")}
-_set_dict, _set_fields, _set_extra, _set_private = _SLOTS.values()
-
-
-def _as_fields(source: str, target: str, source_name: str, target_name: str, source_type: str, target_type: str,
-               score: float, step: str, verdict: str, features: dict[str, float], reasons: tuple[str, ...]
-               ) -> dict[str, object]:
-    """A candidate's field values as its __dict__ (a dict display: ~3x faster than dict(zip(...)))."""
-    return {"source": source, "target": target, "source_name": source_name, "target_name": target_name,
-            "source_type": source_type, "target_type": target_type, "score": score, "step": step,
-            "verdict": verdict, "features": features, "reasons": reasons}
-
-
-assert tuple(_as_fields.__code__.co_varnames[: len(_CANDIDATE_FIELDS)]) == _CANDIDATE_FIELDS  # field order kept
-
-
-def _made(cls: type[MergeCandidate], values: dict[str, object]) -> MergeCandidate:
-    """A MergeCandidate holding `values` (every field, in field order) as model_construct leaves one; the
-    slots set through their descriptors (object.__setattr__ looks each up first)."""
-    m = cls.__new__(cls)
-    _set_dict(m, values)
-    _set_fields(m, set(_CANDIDATE_FIELDS))
-    _set_extra(m, None)
-    _set_private(m, None)
-    return m
 
 
 @dataclass(frozen=True)

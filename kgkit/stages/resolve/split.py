@@ -23,11 +23,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Literal
 
+from kgkit.core.decisions import SPLIT_MARK, Decision
 from kgkit.core.graph import Graph
 from kgkit.core.names import normalise_name
 from kgkit.core.records import Record, short_hash
 from kgkit.core.stage import stage
-from kgkit.stages.resolve.decisions import SPLIT_MARK, Decision
 from kgkit.stages.splits import SplitSpec, split_ids
 
 __all__ = ["SplitCandidate", "SplitSpec", "split_candidates", "split_decision", "split_ids", "split_specs"]
