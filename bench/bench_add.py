@@ -257,7 +257,7 @@ def main() -> None:
     peer, peer_cpu = _cli("run", str(corpus), "-o", str(full))
     same = {name: (ws / name).read_bytes() == (full / name).read_bytes() for name in (*ARTEFACTS, "graph.html")}
     from kgkit.core.constants import VIEW_NODES
-    from kgkit.views.graph import graph_html
+    from kgkit.views.graph_page import graph_html
 
     config = json.loads((ws / "manifest.json").read_text())["config"]
     drawn = graph_html(kgkit.read_graph(ws), max_nodes=config.get("view_nodes", VIEW_NODES))  # no layout cache

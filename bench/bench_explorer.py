@@ -45,7 +45,7 @@ from cdp_tools import Browser, Page  # noqa: E402  (test tooling: one headless C
 from explorer_graphs import large_graph  # noqa: E402
 
 import kgkit  # noqa: E402
-from kgkit.views.graph import graph_html  # noqa: E402
+from kgkit.views.graph_page import graph_html  # noqa: E402
 
 PAN = """(async () => {
   const api = document.querySelector('.kgx').kgExplorer;
@@ -92,7 +92,7 @@ def vis_pages(graphs: dict, commit: str, tmp: Path) -> dict[str, tuple[str, floa
     (tmp / "graphs.pkl").write_bytes(pickle.dumps(graphs))
     code = (
         "import pickle, sys, time, json\n"
-        "from kgkit.views.graph import graph_html\n"
+        "from kgkit.views.graph_page import graph_html\n"
         f"graphs = pickle.loads(open({str(tmp / 'graphs.pkl')!r}, 'rb').read())\n"
         "out = {}\n"
         "for name, g in graphs.items():\n"

@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.demo:
-        from kgkit.views.graph import graph_html
+        from kgkit.views.graph_page import graph_html
 
         args.html.parent.mkdir(parents=True, exist_ok=True)
         args.html.write_text(graph_html(bt.synthetic_graph(50, 80), title="kgkit demo graph"), encoding="utf-8")

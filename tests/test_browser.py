@@ -14,7 +14,7 @@ from pathlib import Path
 import browser_tools as bt
 import pytest
 
-from kgkit.views.graph import graph_html, type_colour
+from kgkit.views.graph_page import graph_html, type_colour
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
 

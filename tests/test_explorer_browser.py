@@ -14,7 +14,7 @@ from cdp_tools import Browser, Page
 from explorer_graphs import ADA_SENTENCE, XSS, small_graph
 
 from kgkit.views.explorer import explorer_esm, explorer_payload, payload_json
-from kgkit.views.graph import graph_html
+from kgkit.views.graph_page import graph_html
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
 

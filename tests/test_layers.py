@@ -491,7 +491,7 @@ def test_reader_sees_function_and_type_checking_imports():
 @pytest.mark.parametrize(("importer", "dotted", "owner"), [
     ("kgkit.stages.build", "kgkit.core.graph._rel", "kgkit.core.graph"),
     ("kgkit.core.graph", "kgkit.core.graph._rel", None),
-    ("kgkit.stages.search.index", "kgkit.stages.search._helper", "kgkit.stages.search"),  # own package __init__
+    ("kgkit.stages.search.search_index", "kgkit.stages.search._helper", "kgkit.stages.search"),  # own package __init__
     ("kgkit.io.export.rdf", "kgkit.io.export._common.records", None),  # private module, same package
     ("kgkit.io.files", "kgkit.io.export._common", "kgkit.io.export"),
     ("kgkit.core.graph", "kgkit.core.graph.__version__", None),

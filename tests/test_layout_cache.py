@@ -85,7 +85,7 @@ def test_a_damaged_or_wrong_entry_is_not_trusted(tmp_path: Path) -> None:
 def test_the_workflows_view_is_the_same_with_a_warm_layout_cache(tmp_path: Path) -> None:
     from kgkit.core.constants import VIEW_NODES
     from kgkit.testing.workspaces import sample_workspace
-    from kgkit.views.graph import graph_html
+    from kgkit.views.graph_page import graph_html
     from kgkit.workflows.graph import communities, read_graph
 
     ws = sample_workspace(tmp_path / "ws")

@@ -301,7 +301,7 @@ def test_tables_lead_with_names_and_document_paths_and_escape_every_string():
     from explorer_graphs import XSS, small_graph
 
     import kgkit.notebook as kn
-    from kgkit.stages.search.index import HIT_COLUMNS
+    from kgkit.stages.search.search_index import HIT_COLUMNS
 
     graph = small_graph()
     ada = kn.entity_details(graph, "Person:ada")

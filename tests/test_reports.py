@@ -9,7 +9,7 @@ from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEnt
 from kgkit.io.cache import Cache, CacheCounts
 from kgkit.io.extractions import failed_chunks
 from kgkit.stages.embed import HashingEmbedder
-from kgkit.stages.mentions import DocumentRow, EntityMention, Mentions
+from kgkit.stages.mention_rows import DocumentRow, EntityMention, Mentions
 from kgkit.stages.search import IndexChanges, SearchIndex, SearchItem
 from kgkit.stages.topology import Neighbourhood, TopologyReport, neighbourhood, topology, topology_report
 from kgkit.testing.workspaces import sample_workspace

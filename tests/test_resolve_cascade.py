@@ -11,8 +11,8 @@ from test_resolve_fixtures import graph
 from kgkit.core.graph import Graph
 from kgkit.stages.embed import HashingEmbedder
 from kgkit.stages.resolve import ResolveConfig, identify, match_key, merge_candidates
-from kgkit.stages.resolve.index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
 from kgkit.stages.resolve.keys import information_bits
+from kgkit.stages.resolve.name_index import build_index, lexical_pairs, lsh_bands, lsh_pairs, permutations
 from kgkit.stages.resolve.name_rules import initials_rule
 from kgkit.testing.builders import entity_row
 
@@ -158,7 +158,7 @@ def test_person_slips_short_words_swaps_and_splits():
     """Misspelt person names: a short word's slip counts only beside an attested spelling; swapped words with
     a slip and a lost space are one name; the misspellings around one name merge into it; the slip block
     pairs what character shingles miss."""
-    from kgkit.stages.resolve.index import slip_pair_codes
+    from kgkit.stages.resolve.name_index import slip_pair_codes
 
     rows = [("P:1", "Lily Nguyen", "Person", 3), ("P:2", "Liky Nguyen", "Person", 1), ("P:3", "Lily Brown", "Person", 1),
             ("P:4", "Lara Slape", "Person", 2), ("P:5", "Slape Lary", "Person", 1), ("P:6", "Lara Stone", "Person", 1),

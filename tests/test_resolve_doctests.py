@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["keys", "guards", "learned", "prior", "config", "index", "scoring", "candidates", "bulk", "name_rules", "identify", "decisions", "apply", "judge", "regroup"]
+MODULES = ["keys", "guards", "learned", "prior", "config", "name_index", "scoring", "candidates", "bulk", "name_rules", "identify", "decisions", "apply", "judge", "regroup"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kgkit.stages.search import SearchIndex, SearchItem
-from kgkit.stages.search.graph import EntityGraph
+from kgkit.stages.search.graph_channel import EntityGraph
 
 
 def entity(eid, name):

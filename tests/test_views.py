@@ -1,4 +1,4 @@
-"""kgkit.views.graph.graph_html (the explorer page): escaping, offline page, determinism, truncation, colours."""
+"""kgkit.views.graph_page.graph_html (the explorer page): escaping, offline page, determinism, truncation, colours."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from kgkit.core.graph import DOCUMENT_COLUMNS, PROVENANCE_COLUMNS, Graph, empty_table
-from kgkit.views.graph import FLAGGED_COLOUR, PINNED, graph_html, type_colour
+from kgkit.views.graph_page import FLAGGED_COLOUR, PINNED, graph_html, type_colour
 
 XSS_NAME = "<img src=x onerror=alert(1)>"
 XSS_ALIAS = "<script>alert('alias')</script>"

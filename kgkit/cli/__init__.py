@@ -22,7 +22,7 @@ def _build() -> Any:
         return _APP[0]
     import typer
 
-    from kgkit.cli import add, cache, export, graph, graphdb, mcp, narrate, resolve, run, search, split
+    from kgkit.cli import add, cache, export, graphdb, mcp, narrate, resolve, run, search, split, topology
 
     app = typer.Typer(add_completion=False, no_args_is_help=True,
                       help="kgkit: documents -> a knowledge graph you can see, question, correct and reproduce.")
@@ -31,7 +31,7 @@ def _build() -> Any:
     commands = {
         app: [("run", run.run), ("add", add.add_command), ("extract", run.extract), ("discover", run.discover),
               ("build", run.build), ("view", run.view), ("domains", run.domains),
-              ("topology", graph.topology_command), ("query", graph.query_command),
+              ("topology", topology.topology_command), ("query", topology.query_command),
               ("index", search.index_command), ("search", search.search_command),
               ("resolve", resolve.resolve_cmd), ("review", resolve.review_cmd), ("apply", resolve.apply_cmd),
               ("undo", resolve.undo_cmd), ("split", split.split_command),

@@ -284,7 +284,7 @@ def view(
     """Render the graph as a standalone HTML page (works offline)."""
     from kgkit import io
     from kgkit.core.constants import VIEW_NODES
-    from kgkit.views.graph import graph_html
+    from kgkit.views.graph_page import graph_html
     from kgkit.workflows.graph import view as view_workflow
 
     ws, _ = o.workspace_and_graph(graph)

@@ -22,7 +22,7 @@ __all__ = ["failed_chunks", "read_extractions"]
 
 def read_extractions(source: str | Path, *, domain: Any = None) -> Any:
     """DocumentExtractions from an extractions.jsonl (or a folder holding one), or the mentions of a sift-kg
-    output folder (OUT or OUT/extractions with *.json files) as `kgkit.stages.mentions.Mentions` rows."""
+    output folder (OUT or OUT/extractions with *.json files) as `kgkit.stages.mention_rows.Mentions` rows."""
     source = Path(source)
     if source.is_dir() and (source / "extractions.jsonl").is_file():
         source = source / "extractions.jsonl"
@@ -36,8 +36,8 @@ def read_extractions(source: str | Path, *, domain: Any = None) -> Any:
 
 
 def failed_chunks(found: Any) -> int:
-    """How many chunks failed in DocumentExtractions or `kgkit.stages.mentions.Mentions`."""
-    from kgkit.stages.mentions import Mentions
+    """How many chunks failed in DocumentExtractions or `kgkit.stages.mention_rows.Mentions`."""
+    from kgkit.stages.mention_rows import Mentions
 
     if isinstance(found, Mentions):
         return sum(doc.errors for doc in found.documents)

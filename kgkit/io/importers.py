@@ -4,7 +4,7 @@
   into kgkit DocumentExtractions, ready for :func:`kgkit.stages.build.build_graph`. A document sift-kg failed on
   (``error`` set) or a file that is not a valid extraction becomes an error record, never an empty success.
 - :func:`read_siftkg_mentions` reads the same files straight into build_graph's row input
-  (:class:`kgkit.stages.mentions.Mentions`), without a pydantic record per mention: the same graph, built from
+  (:class:`kgkit.stages.mention_rows.Mentions`), without a pydantic record per mention: the same graph, built from
   sift-kg files several times faster (what ``kgkit build`` on a sift-kg folder needs).
 - :func:`read_siftkg_graph` reads sift-kg's ``graph_data.json`` (networkx node-link: ``nodes``, ``links``)
   into a Graph as sift-kg built it: its entity ids are kept (identity ``source``), DOCUMENT nodes become the
@@ -50,7 +50,7 @@ from kgkit.core.records import (
     TextExtraction,
 )
 from kgkit.stages.build import gc_paused
-from kgkit.stages.mentions import ChunkRow, DocumentRow, Mentions
+from kgkit.stages.mention_rows import ChunkRow, DocumentRow, Mentions
 
 SIFTKG_TYPES: dict[str, str] = {
     "PERSON": "Person", "PEOPLE": "Person", "ORGANIZATION": "Organization", "ORGANISATION": "Organization",
@@ -225,7 +225,7 @@ def _read_mentions(paths: list[Path], type_map: Mapping[str, str] | None, domain
         extractors.add(extractor)
         if error is not None:
             continue
-        ents, by_name = [], {}  # EntityMention / RelationMention rows, as plain tuples (kgkit.stages.mentions)
+        ents, by_name = [], {}  # EntityMention / RelationMention rows, as plain tuples (kgkit.stages.mention_rows)
         for ent in data.entities or ():
             label = ent.entity_type or "OTHER"
             etype = types.get(label)

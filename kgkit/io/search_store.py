@@ -209,7 +209,7 @@ def open_index(folder: str | os.PathLike[str], *, embedder: Any = None, cache: A
     """The SearchIndex stored in `folder` (created if absent). `synchronous` is SQLite's: FULL (default)
     survives power loss, NORMAL only a process crash. `progress(stage, done, total)`: items re-embedded when
     the embedder changed."""
-    from kgkit.stages.search.index import SearchIndex
+    from kgkit.stages.search.search_index import SearchIndex
 
     return SearchIndex.from_store(IndexStore(folder, synchronous=synchronous), embedder=embedder, cache=cache,
                                   config=config, progress=progress)

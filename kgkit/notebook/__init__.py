@@ -78,7 +78,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from kgkit.stages.topology import neighbourhood, topology
     from kgkit.views.cluster import cluster_html, cluster_points, kmeans_clusters, project
     from kgkit.views.diff import diff_html
-    from kgkit.views.graph import graph_html
+    from kgkit.views.graph_page import graph_html
     from kgkit.views.widgets import ClusterMap, Explorer, MergeReview, actions_to_decisions
     from kgkit.workflows.corpus import extract_documents, load_corpus
     from kgkit.workflows.graph import build, communities, read_graph, view
@@ -116,7 +116,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "diff_extractions": ("kgkit.stages.diff", "diff_extractions"),
     "OfflineExtractor": ("kgkit.extractors.offline", "OfflineExtractor"),
     # views and widgets
-    "graph_html": ("kgkit.views.graph", "graph_html"),
+    "graph_html": ("kgkit.views.graph_page", "graph_html"),
     "diff_html": ("kgkit.views.diff", "diff_html"),
     **{n: ("kgkit.views.cluster", n) for n in ("cluster_html", "cluster_points", "kmeans_clusters", "project")},
     **{n: ("kgkit.views.widgets", n) for n in ("ClusterMap", "Explorer", "MergeReview", "actions_to_decisions")},

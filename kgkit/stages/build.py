@@ -39,7 +39,7 @@ from kgkit.core.names import entity_id as _entity_id
 from kgkit.core.names import relation_ids
 from kgkit.core.records import DocumentExtraction
 from kgkit.core.stage import stage
-from kgkit.stages.mentions import (
+from kgkit.stages.mention_rows import (
     ChunkRow,
     DocumentRow,
     EntityMention,
@@ -53,7 +53,7 @@ from kgkit.stages.postprocess import combined_codes, relation_flags, reversed_ma
 from kgkit.stages.splits import SplitSpec, split_ids
 from kgkit.stages.temporal import resolve_conflicts
 
-__all__ = ["Mentions", "build_graph"]  # Mentions: kgkit.stages.mentions, re-exported
+__all__ = ["Mentions", "build_graph"]  # Mentions: kgkit.stages.mention_rows, re-exported
 
 
 def _mention_frames(chunks: Iterable[ChunkRow], domain: Domain, splits: Sequence[SplitSpec] = ()

@@ -145,7 +145,7 @@ def embed_batched(texts: Sequence[str], *, embedder: Embedder | None, cache: Any
     """`embedder`'s vectors for `texts` as a (len(texts), dim) float32 array, through `cache` (a StageCache:
     one entry per text) when given. Texts go shortest first in batches of 64, so a batch pads to texts of about
     its own length; identical texts are embedded once. `progress("embed", done, total)` after each batch (the
-    search index's add and re-embedding; kgkit.stages.search.index). Without an embedder: (n, 0).
+    search index's add and re-embedding; kgkit.stages.search.search_index). Without an embedder: (n, 0).
 
     >>> embed_batched(["b", "a a", "b"], embedder=HashingEmbedder(dim=4)).shape
     (3, 4)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from kgkit.core.stage import stage
-from kgkit.views.graph import PALETTE, type_colour
+from kgkit.views.graph_page import PALETTE, type_colour
 
 CANDIDATE_COLOUR = "#d62728"
 
@@ -76,7 +76,7 @@ def kmeans_clusters(xy: np.ndarray, *, k: int = 8, seed: int = 0) -> list[str]:
 
 
 def point_colours(values: list[Any], by: str) -> dict[Any, str]:
-    """Colour per value: type colours (kgkit.views.graph) for types, the palette in sorted order otherwise."""
+    """Colour per value: type colours (kgkit.views.graph_page) for types, the palette in sorted order otherwise."""
     if by == "type":
         return {v: type_colour(v) for v in values}
     distinct = sorted({str(v) for v in values if v is not None})

@@ -86,7 +86,7 @@ def view_html(ws: Workspace, graph: Graph, view_nodes: int) -> str:
     (kept in the workspace's cache)."""
     from kgkit.io.cache import Cache
     from kgkit.views.explorer.layout import layouts_cached
-    from kgkit.views.graph import graph_html
+    from kgkit.views.graph_page import graph_html
 
     with layouts_cached(Cache(ws.cache_dir)):
         return graph_html(graph, max_nodes=view_nodes)
@@ -253,7 +253,7 @@ def communities(
 def view(workspace: Workspace | str | os.PathLike[str], *, max_nodes: int | None = None,
          lock_timeout: float = 60.0) -> Path:
     """Draw graph.html again from the current graph (`max_nodes`: the most connected entities shown)."""
-    from kgkit.views.graph import graph_html
+    from kgkit.views.graph_page import graph_html
 
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="view"):

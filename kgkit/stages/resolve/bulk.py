@@ -2,7 +2,7 @@
 `kgkit.stages.resolve.candidates`): string scores in bulk, per-node codes, and the necessary conditions of the
 name rules, so that pairs no rule can lift and no string score can keep are dropped before per-pair Python.
 
->>> from kgkit.stages.resolve.index import build_index
+>>> from kgkit.stages.resolve.name_index import build_index
 >>> idx = build_index([("O:a", "Acme Corp", "Organization", 1), ("O:b", "Acme Research", "Organization", 1),
 ...     ("O:c", "Globex Bank", "Organization", 1), ("O:d", "Globex", "Organization", 1),
 ...     ("P:a", "J. Smith", "Person", 1), ("P:b", "Jane Smith", "Person", 1)])
@@ -22,7 +22,6 @@ import pandas as pd
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import JaroWinkler
 
-from kgkit.stages.resolve.index import NameIndex
 from kgkit.stages.resolve.keys import (
     PERSON_TYPES,
     acronym,
@@ -31,6 +30,7 @@ from kgkit.stages.resolve.keys import (
     looks_like_acronym,
     squash_key,
 )
+from kgkit.stages.resolve.name_index import NameIndex
 from kgkit.stages.resolve.name_rules import person_parts
 
 __all__ = ["bulk_strings", "contains_sorted", "node_codes", "plain_pairs", "rule_possible_bulk", "swapped_close",

@@ -39,7 +39,8 @@ from kgkit.stages.resolve.bulk import (
     token_sorted_keys,
 )
 from kgkit.stages.resolve.config import ResolveConfig
-from kgkit.stages.resolve.index import (
+from kgkit.stages.resolve.keys import PERSON_TYPES
+from kgkit.stages.resolve.name_index import (
     NameIndex,
     build_index,
     lsh_pair_codes,
@@ -47,7 +48,6 @@ from kgkit.stages.resolve.index import (
     slip_pair_codes,
     sorted_unique,
 )
-from kgkit.stages.resolve.keys import PERSON_TYPES
 from kgkit.stages.resolve.name_rules import person_parts
 from kgkit.stages.resolve.scoring import (
     STRING_SCORERS,

@@ -26,8 +26,8 @@ from typing import Any
 from kgkit.core.decisions import Verdict
 from kgkit.core.records import Record
 from kgkit.stages.resolve.config import ResolveConfig
-from kgkit.stages.resolve.index import NameIndex, query_lsh
 from kgkit.stages.resolve.keys import PERSON_TYPES, core_key, leading_titles, looks_like_acronym, match_key, squash_key
+from kgkit.stages.resolve.name_index import NameIndex, query_lsh
 from kgkit.stages.resolve.name_rules import person_parts
 from kgkit.stages.resolve.scoring import score_names
 

@@ -1,6 +1,6 @@
 """Scoring features for a candidate pair, each with the reason a person reads (the MergeCandidate record: kgkit.core.decisions).
 
->>> from kgkit.stages.resolve.index import build_index
+>>> from kgkit.stages.resolve.name_index import build_index
 >>> idx = build_index([("P:a", "J. Smith", "Person", 1), ("P:b", "Jane Smith", "Person", 4)])
 >>> score, features, reasons = score_pair(idx, 0, 1, ("initials",))
 >>> score, features["rule_initials"], reasons[0]
@@ -17,7 +17,6 @@ from rapidfuzz.distance import JaroWinkler
 
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.guards import policy_guard, slip_guard
-from kgkit.stages.resolve.index import NameIndex
 from kgkit.stages.resolve.keys import (
     PERSON_TYPES,
     acronym,
@@ -28,6 +27,7 @@ from kgkit.stages.resolve.keys import (
     qualifier_words,
     squash_key,
 )
+from kgkit.stages.resolve.name_index import NameIndex
 from kgkit.stages.resolve.name_rules import initials_rule, person_parts, person_slip, person_suffix, token_conflict
 
 

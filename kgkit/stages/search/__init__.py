@@ -10,7 +10,8 @@ items the query names first. See docs/search.md.
 """
 
 from kgkit.stages.search.fusion import convex, mmr, rollup, rrf
-from kgkit.stages.search.index import (
+from kgkit.stages.search.items import SearchItem, entities_by_chunk, items_from_chunks, items_from_graph
+from kgkit.stages.search.search_index import (
     CHANNELS,
     HIT_COLUMNS,
     Filters,
@@ -19,7 +20,6 @@ from kgkit.stages.search.index import (
     SearchIndex,
     SearchStore,
 )
-from kgkit.stages.search.items import SearchItem, entities_by_chunk, items_from_chunks, items_from_graph
 
 __all__ = ["CHANNELS", "HIT_COLUMNS", "Filters", "IndexChanges", "SearchConfig", "SearchIndex", "SearchItem", "SearchStore",
            "convex", "entities_by_chunk", "items_from_chunks", "items_from_graph", "mmr", "rollup", "rrf"]

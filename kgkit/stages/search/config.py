@@ -1,6 +1,6 @@
 """The search index's settings and contracts: the channels, the hit columns, `SearchConfig` (ranking
 settings), `Filters`, `IndexChanges` (what a write changed) and `SearchStore` (what a SearchIndex needs of its
-store). kgkit.stages.search.index re-exports them.
+store). kgkit.stages.search.search_index re-exports them.
 
 >>> SearchConfig().depth, Filters.make(kind="entity").kind, Filters().empty
 (100, ('entity',), True)
@@ -57,7 +57,7 @@ class SearchConfig:
     (the words are in the index together, so the exact-word channel is trusted; 0 leaves the dense channel out
     of such a query's fusion, and then it does not run: no query embedding).
 
-    Graph channel (kgkit.stages.search.graph), when the query names entities and weights["graph"] is not 0:
+    Graph channel (kgkit.stages.search.graph_channel), when the query names entities and weights["graph"] is not 0:
     `graph_restart` is the PageRank restart probability; a named entity seeds 1 / the chunks that mention it,
     and the `graph_text_seeds` best dense hits (fused hits when the dense channel did not run) are seeds too,
     weighing `graph_text_weight` together, each 1/rank; the items the walk reaches then rank first, by

@@ -2,7 +2,7 @@
 (at most MAX_LIMIT hits a page, texts cut to MAX_TEXT characters) and paginated (`next_offset`).
 
 >>> import pandas as pd
->>> from kgkit.stages.search.index import HIT_COLUMNS
+>>> from kgkit.stages.search.search_index import HIT_COLUMNS
 >>> frame = pd.DataFrame(columns=HIT_COLUMNS)
 >>> frame.attrs.update(total=0, timings_ms={"total": 0.1}, terms=[], channels=[])
 >>> out = search_json(frame, query="x", filters={}, limit=10, offset=0)

@@ -41,7 +41,7 @@ from kgkit.stages.search.config import (
 )
 from kgkit.stages.search.dense import DenseIndex
 from kgkit.stages.search.fusion import convex, mmr, rrf
-from kgkit.stages.search.graph import EntityGraph
+from kgkit.stages.search.graph_channel import EntityGraph
 from kgkit.stages.search.items import KINDS, SearchItem
 from kgkit.stages.search.names import name_coverage, query_tokens
 from kgkit.stages.search.query import QueryVectors, beside
@@ -245,7 +245,7 @@ class SearchIndex:
         return keep
 
     def graph(self) -> EntityGraph | None:
-        """The entity graph of the live items (kgkit.stages.search.graph), None when no item names an entity.
+        """The entity graph of the live items (kgkit.stages.search.graph_channel), None when no item names an entity.
         Built at the first graph search after a write, then kept."""
         if not self._with_entities:
             return None
