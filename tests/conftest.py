@@ -87,10 +87,6 @@ def corpus_copy(tmp_path: Path) -> Path:
     return dest
 
 
-def _refuse_network(*args, **kwargs):
-    raise AssertionError(f"network access attempted: {args[:2]}")
-
-
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory):
     """`kgkit run` on a copy of the bundled demo corpus with every socket call refused, then the same
