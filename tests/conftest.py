@@ -45,6 +45,20 @@ def pytest_sessionstart(session) -> None:
         reporter.write_line(f"optional checks: {line}")
 
 
+LONG_FILES = ("test_examples.py", "test_notebook_scripts.py", "test_workflows.py", "test_add.py", "test_llm_faults.py",
+              "test_graphdb.py", "test_dask.py", "test_search_known_items.py", "test_offline_extractor.py")
+"""The test files that take longest (`pytest --durations`), longest first. They are collected first, so that
+`pytest -n 2 --dist loadfile --no-loadscope-reorder` hands them out first and the short files fill the end
+(xdist's default order is by the number of tests in a file, which leaves a long file of few tests for last)."""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Move the tests of LONG_FILES to the front, in that order; the order within a file is kept."""
+    here = Path(__file__).resolve().parent
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)) if item.path.parent == here else len(LONG_FILES))
+
+
 @pytest.fixture(scope="session")
 def offline_extractor():
     """One real offline extractor per test session (spaCy loads once)."""
@@ -85,10 +99,6 @@ def corpus_copy(tmp_path: Path) -> Path:
     dest = tmp_path / "corpus"
     shutil.copytree(FIXTURE_CORPUS, dest)
     return dest
-
-
-def _refuse_network(*args, **kwargs):
-    raise AssertionError(f"network access attempted: {args[:2]}")
 
 
 @pytest.fixture(scope="session")

@@ -11,15 +11,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from notebook_places import NOTEBOOKS, changed, env_without_settings, snapshot
 
 from kgkit import io
 from kgkit.io.cache import Cache
 from kgkit.io.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
-# where a notebook could write inside the repository: its own folder, and the folder the notebooks used before
-REPO_PLACES = (ROOT / "notebooks", ROOT / "workspace")
 
 
 def _load(path: Path):
@@ -33,31 +31,18 @@ def _load(path: Path):
     return module.app
 
 
-def _snapshot() -> dict[str, tuple[int, int]]:
-    """Every file under the places a notebook could write in the repository: {path: (size, mtime)}."""
-    found = {}
-    for place in REPO_PLACES:
-        for path in place.rglob("*") if place.is_dir() else ():
-            if path.is_file() and "__pycache__" not in path.parts:
-                info = path.stat()
-                found[str(path.relative_to(ROOT))] = (info.st_size, info.st_mtime_ns)
-    return found
-
-
-def _changed(before: dict[str, tuple[int, int]]) -> list[str]:
-    after = _snapshot()
-    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
-
-
-def _env_without_settings(**extra: str) -> dict[str, str]:
-    """The environment minus every KGKIT_* setting a developer may have exported, plus `extra`."""
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("KGKIT_")}, **extra}
+@pytest.fixture(scope="module")
+def marimo_check() -> subprocess.CompletedProcess:
+    """`marimo check` over every notebook at once (one start-up of marimo rather than one a notebook)."""
+    return subprocess.run([sys.executable, "-m", "marimo", "check", *map(str, NOTEBOOKS)], capture_output=True,
+                          text=True, timeout=120)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_marimo_check_is_clean(path):
-    result = subprocess.run([sys.executable, "-m", "marimo", "check", str(path)], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0 and not result.stdout.strip(), result.stdout + result.stderr
+def test_marimo_check_is_clean(path, marimo_check):
+    said = marimo_check.stdout + marimo_check.stderr
+    assert path.name not in said, said  # what marimo found in this notebook
+    assert marimo_check.returncode == 0 and not marimo_check.stdout.strip(), said
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -75,20 +60,6 @@ def test_setup_is_marimo_and_one_kgkit_import(path):
     assert "__file__" not in text and '"workspace" / "notebooks"' not in text
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_as_a_script_on_its_defaults(path, tmp_path):
-    """`python notebooks/X.py` on the demo corpus, its workspace the default one (the user cache, here a
-    temporary XDG_CACHE_HOME); nothing is written inside the repository."""
-    before = _snapshot()
-    env = _env_without_settings(XDG_CACHE_HOME=str(tmp_path / "user-cache"))
-    result = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
-    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
-    if sys.platform.startswith("linux"):  # XDG_CACHE_HOME is the user cache on Linux only
-        assert (tmp_path / "user-cache" / "kgkit" / "notebooks" / path.stem / "cache").is_dir()
-    assert _changed(before) == []
-
-
 # --------------------------------------------------------------------------- the workspace is chosen, not fixed
 
 
@@ -97,7 +68,7 @@ def test_notebook_opens_the_workspace_it_is_given_and_writes_nothing_in_the_repo
         name, corpus_copy, tmp_path, monkeypatch):
     """The real config cell (not replaced): the corpus from KGKIT_CORPUS, the workspace from the command line
     (`python nb.py --workspace DIR`); the notebook's outputs land there and nowhere in the repository."""
-    before = _snapshot()
+    before = snapshot()
     for key in [k for k in os.environ if k.startswith("KGKIT_")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("KGKIT_CORPUS", str(corpus_copy))
@@ -107,7 +78,7 @@ def test_notebook_opens_the_workspace_it_is_given_and_writes_nothing_in_the_repo
     assert defs["workspace"].root == tmp_path / "chosen" and defs["corpus_dir"] == corpus_copy
     assert (tmp_path / "chosen" / "graph.json").is_file() and (tmp_path / "chosen" / "cache").is_dir()
     assert not (tmp_path / "user-cache" / "kgkit").exists()  # (marimo keeps its log there)
-    assert _changed(before) == []
+    assert changed(before) == []
 
 
 def test_settings_come_from_the_command_line_then_the_environment_then_the_workspace(tmp_path):
@@ -282,15 +253,15 @@ def test_tour_notebook_walks_the_pipeline(fixture_defs, tmp_path):
 
 @pytest.mark.slow
 def test_jupyter_tour_passes_nbmake_on_the_fixture_corpus(corpus_copy, tmp_path):
-    before = _snapshot()
-    env = _env_without_settings(KGKIT_CORPUS=str(corpus_copy), KGKIT_WORKSPACE=str(tmp_path / "ws"),
+    before = snapshot()
+    env = env_without_settings(KGKIT_CORPUS=str(corpus_copy), KGKIT_WORKSPACE=str(tmp_path / "ws"),
                                 XDG_CACHE_HOME=str(tmp_path / "user-cache"))
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "--nbmake", "-p", "no:cacheprovider",
                              "--rootdir", str(tmp_path), str(ROOT / "notebooks" / "tour.ipynb")],
                             capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert (tmp_path / "ws" / "cache").is_dir() and (tmp_path / "ws" / "graph.json").is_file()
-    assert not (tmp_path / "user-cache" / "kgkit").exists() and _changed(before) == []
+    assert not (tmp_path / "user-cache" / "kgkit").exists() and changed(before) == []
 
 
 # --------------------------------------------------------------------------- tables a person reads (kgkit.notebook.tables)
