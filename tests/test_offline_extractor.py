@@ -493,8 +493,8 @@ def test_hypothetical_claims_are_not_asserted_and_negated_ones_are_marked(ex: Of
 def test_rule_confidences_are_calibrated_probabilities() -> None:
     from kgkit.extractors.offline import CONFIDENCE
 
-    assert CONFIDENCE["co-occurrence"] == min(CONFIDENCE.values())
-    assert all(0 < c < 1 for c in CONFIDENCE.values())
+    assert all(0 < c < 1 for c in CONFIDENCE.values())  # measured (tests/test_offline_relation_patterns.py)
+    assert CONFIDENCE["co-occurrence"] < CONFIDENCE["svo"] < CONFIDENCE["gazetteer"]
 
 
 def test_headings_naming_a_law_and_dotted_acronyms(ex: OfflineExtractor, general: Domain) -> None:

@@ -276,6 +276,7 @@ class OfflineExtractor(ExtractorBase):
         chains = rules.chains(mentions)
         candidates += list(rules.chain_relations(chains))
         candidates += list(rules.gazetteer_pairs(mentions, candidates))
+        candidates += list(rules.piece_country(mentions, candidates))
         if self.cooccurrence:
             candidates += cooccurrences(doc, by_token, candidates)
         found: dict[tuple[Any, ...], ExtractedRelation] = {}

@@ -33,6 +33,7 @@ __all__ = ["CHECKS", "OBJECT_DEPS", "PREDICATE_FUNCTIONS", "RelationPattern", "m
            "relation_patterns"]
 
 OBJECT_DEPS = ("dobj", "attr", "oprd", "dative")
+NAMED = "kgkit_named"  # token attribute a pattern may ask for: the token belongs to an entity mention
 _WORK_LABELS = ("WORK_OF_ART", "PRODUCT", "LAW")
 _CALL = re.compile(r"^@?(\w+)\(([\w, ]*)\)$")  # "unnamed(noun)", "@place_noun(noun, prep)"
 _FIELD = re.compile(r"\{(\w+)\.(\w+)\}")  # "{verb.lemma}"
@@ -85,7 +86,10 @@ def matcher_for(vocab: Vocab) -> DependencyMatcher:
     """One DependencyMatcher per vocabulary holding every pattern (key: its position in the file), built once."""
     if (matcher := _MATCHERS.get(id(vocab))) is None:
         from spacy.matcher import DependencyMatcher
+        from spacy.tokens import Token
 
+        if not Token.has_extension(NAMED):
+            Token.set_extension(NAMED, default=False)
         matcher = DependencyMatcher(vocab)
         for n, p in enumerate(relation_patterns()):
             matcher.add(f"relation-pattern-{n}", [list(p.pattern)])
@@ -102,7 +106,7 @@ def pattern_relations(rules: Rules) -> Iterator[Rel]:
     patterns = relation_patterns()
     order = {doc.vocab.strings[f"relation-pattern-{n}"]: n for n in range(len(patterns))}
     merged: dict[tuple[Any, ...], list[Any]] = {}
-    for key, ids in matcher_for(doc.vocab)(doc):
+    for key, ids in _matches(doc, rules.by_token):
         n = order[key]
         p = patterns[n]
         nodes = {name: doc[i] for name, i in zip(p.nodes, ids)}
@@ -127,6 +131,19 @@ def pattern_relations(rules: Rules) -> Iterator[Rel]:
                 merged[k] = [(anchor, n), p.rule, predicates, negated, hypothetical, s, t]
     for (anchor, _), rule, predicates, negated, hypothetical, s, t in sorted(merged.values(), key=lambda e: e[0]):
         yield Rel(s, t, predicates, rule, negated, anchor, hypothetical)
+
+
+def _matches(doc: Any, named: Mapping[int, Any]) -> list[tuple[int, list[int]]]:
+    """The matcher's matches, with NAMED (the `kgkit_named` token attribute) set on the tokens of the entities
+    during the call only."""
+    matcher = matcher_for(doc.vocab)
+    for i in named:
+        doc[i]._.set(NAMED, True)
+    try:
+        return matcher(doc)
+    finally:
+        for i in named:
+            doc[i]._.set(NAMED, False)
 
 
 def _call(text: str) -> tuple[str, tuple[str, ...]]:
