@@ -281,6 +281,8 @@ class Tally:
     typed_on_gold: int = 0
     by_type: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     by_rule: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    by_rule_any: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # typed or not
+    by_gold_relation: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # typed pairs
     cpu: list[float] = field(default_factory=list)
     type_errors: Counter = field(default_factory=Counter)
     wrong_names: Counter = field(default_factory=Counter)
@@ -312,6 +314,9 @@ class Tally:
             "gold_entities": self.gold_entities, "predicted_entities": self.predicted, "gold_triples": self.gold_triples,
             "by_type": {k: [v[0], v[1], share(v[0], v[1])] for k, v in sorted(self.by_type.items())},
             "by_rule": {k: [v[0], v[1], share(v[0], v[1])] for k, v in sorted(self.by_rule.items())},
+            "by_rule_any": {k: [v[0], v[1], share(v[0], v[1])] for k, v in sorted(self.by_rule_any.items())},
+            "by_gold_relation": {k: [v[0], v[1], share(v[0], v[1])] for k, v in
+                                 sorted(self.by_gold_relation.items(), key=lambda kv: -kv[1][1])},
         }
 
 
@@ -365,13 +370,17 @@ def score(gold: Gold, pred: Predicted, tally: Tally) -> None:
 
     gold_pairs = {(h, t) for h, _, t in gold.labels}
     covered: dict[str, set[tuple[int, int]]] = {"all": set(), "rules": set(), "typed": set()}
-    seen = set()
+    seen, seen_any = set(), set()
     for source, target, rtype, rule, _ in pred.relations:
         pairs = {(a, b) for a in ends(source) for b in ends(target) if a != b}
         pairs |= {(b, a) for a, b in pairs}
         kinds = ["all"] + ([] if rtype == CO_OCCURRENCE else ["rules"]) + ([] if rtype in WEAK else ["typed"])
         for kind in kinds:
             covered[kind] |= pairs
+        if (source, target, rtype, rule) not in seen_any:  # what a rule's confidence is measured on
+            seen_any.add((source, target, rtype, rule))
+            tally.by_rule_any[rule][0] += bool(pairs & gold_pairs)
+            tally.by_rule_any[rule][1] += 1
         if rtype == CO_OCCURRENCE or (source, target, rtype) in seen:
             continue
         seen.add((source, target, rtype))
@@ -386,7 +395,9 @@ def score(gold: Gold, pred: Predicted, tally: Tally) -> None:
             table[key][0] += on_gold
             table[key][1] += 1
     tally.gold_triples += len(gold.labels)
-    for h, _, t in gold.labels:
+    for h, relation, t in gold.labels:
+        tally.by_gold_relation[relation][0] += (h, t) in covered["typed"]
+        tally.by_gold_relation[relation][1] += 1
         tally.pair_all += (h, t) in covered["all"]
         tally.pair_rules += (h, t) in covered["rules"]
         tally.pair_typed += (h, t) in covered["typed"]
@@ -504,9 +515,22 @@ def _tallies(golds: list[Gold], preds: list[Predicted], cpu: list[float], parts:
 
 
 def rule_confidences(by_rule: dict[str, list]) -> dict[str, float]:
-    """Each rule's confidence from its typed relations on gold pairs (bench figures: [hits, n, share]), smoothed
-    towards 0.5 as (hits + 2) / (n + 4), as kgkit.extractors.offline.CONFIDENCE was set by hand from one count."""
-    return {rule: round((hits + 2) / (n + 4), 3) for rule, (hits, n, _) in by_rule.items()}
+    """Each rule's confidence from its relations on gold pairs (bench figures: [hits, n, share]), as
+    kgkit.extractors.offline.confidence fits the shipped file."""
+    from kgkit.extractors.offline.confidence import fit_rule_confidence
+
+    return fit_rule_confidence({rule: (hits, n) for rule, (hits, n, *_) in by_rule.items()})
+
+
+def write_confidence(by_rule: dict[str, list], documents: int) -> None:
+    """The shipped rule confidences (kgkit/extractors/offline/data/rule_confidence.json) from this run's counts."""
+    from kgkit.extractors.offline.confidence import RULE_CONFIDENCE_FILE, rule_confidence_record
+
+    path = ROOT / "kgkit" / "extractors" / "offline" / "data" / RULE_CONFIDENCE_FILE
+    record = rule_confidence_record({rule: (hits, n) for rule, (hits, n, *_) in by_rule.items()},
+                                    fitted_on=f"Re-DocRED dev revised, {documents} documents (bench/bench_extract.py)")
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}: {record['confidence']}")
 
 
 def confidence_loss(by_rule: dict[str, list], confidence: dict[str, float]) -> float | None:
@@ -560,13 +584,10 @@ def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
         vote["mentions"].append(len(per_half[k]))
     from kgkit.extractors.offline import CONFIDENCE
 
-    by_rule = [f["by_rule"] for f in (t.figures() for t in systems["rules-hand"])]
-    calibrated = {"hand": [confidence_loss(by_rule[k], CONFIDENCE) for k in (0, 1)],
-                  "fitted_on_other_half": [confidence_loss(by_rule[k], {r: c for r, c in {**CONFIDENCE, **rule_confidences(
-                      by_rule[1 - k])}.items() if r in CONFIDENCE}) for k in (0, 1)],
-                  "fitted_all": rule_confidences({r: [a + b for a, b in zip(by_rule[0].get(r, [0, 0, 0])[:2],
-                                                                           by_rule[1].get(r, [0, 0, 0])[:2])] + [None]
-                                                  for r in by_rule[0].keys() | by_rule[1].keys()})}
+    by_rule = [f["by_rule_any"] for f in (t.figures() for t in systems["rules-hand"])]
+    calibrated = {"shipped": [confidence_loss(by_rule[k], CONFIDENCE) for k in (0, 1)],
+                  "fitted_on_other_half": [confidence_loss(by_rule[k], rule_confidences(by_rule[1 - k])) for k in (0, 1)],
+                  "per_half": [rule_confidences(by_rule[k]) for k in (0, 1)]}
     for j, path in enumerate(learned or []):
         part = parts[1 - j]
         sub = [golds[i] for i in part]
@@ -608,8 +629,9 @@ def print_folds(found: dict[str, Any]) -> None:
     print(f"\ntype vote alone, held-out mentions matched to gold ({vote['mentions']}): hand {vote['hand']}, "
           f"fitted on the other half {vote['fitted']}")
     conf = found["rule_confidence"]
-    print(f"rule confidences, log loss on held-out typed relations (on a gold pair or not): hand {conf['hand']}, "
-          f"fitted on the other half {conf['fitted_on_other_half']}")
+    print(f"rule confidences, log loss on each half's relations (on a gold pair or not): shipped (fitted on all) "
+          f"{conf['shipped']}, fitted on the other half {conf['fitted_on_other_half']}")
+    print("rule confidences fitted on each half:", conf["per_half"])
 
 
 # --------------------------------------------------------------------------- A Christmas Carol
@@ -704,6 +726,8 @@ def main() -> None:
     parser.add_argument("--no-docred", action="store_true")
     parser.add_argument("--passes", action="store_true", help="print what each mention pass changed on Re-DocRED")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    parser.add_argument("--write-confidence", action="store_true",
+                        help="write the rule confidences measured on Re-DocRED to the extractor's data file")
     parser.add_argument("--folds", type=int, choices=(2,), default=None,
                         help="two-fold cross-validation on the dev set's halves (every figure per half, the gap)")
     parser.add_argument("--learned", type=Path, nargs=2, default=None, metavar=("ON_FIRST", "ON_SECOND"),
@@ -737,6 +761,10 @@ def main() -> None:
             print(f"| {label} | {found['spacy-ner'][key]} | {found['kgkit-offline'][key]} | {target} |")
         print("\ntyped relations on gold pairs, by type:", found["kgkit-offline"]["by_type"])
         print("by rule:", found["kgkit-offline"]["by_rule"])
+        print("by rule, typed or not:", found["kgkit-offline"]["by_rule_any"])
+        print("typed pair recall by gold relation:", list(found["kgkit-offline"]["by_gold_relation"].items())[:20])
+        if args.write_confidence:
+            write_confidence(found["kgkit-offline"]["by_rule_any"], found["documents"])
         print("type errors:", found["errors"]["type_errors"])
         print("names not in gold:", found["errors"]["wrong_names"][:25])
         print("missed:", found["errors"]["missed"][:20])

@@ -402,7 +402,9 @@ def test_cooccurrence_pairs_only_what_the_rules_left_unrelated(offline_extractor
     assert ("Germany", "ATTACKS", "Poland") in pairs
     assert ("Germany", "MENTIONED_WITH", "Poland") not in pairs  # the rule already relates them
     weak = [r for r in found.relations if r.type == "MENTIONED_WITH"]
-    assert weak and all(r.confidence == 0.2 and r.predicate == "mentioned with" for r in weak)
+    from kgkit.extractors.offline import CONFIDENCE
+
+    assert weak and all(r.confidence == CONFIDENCE["co-occurrence"] and r.predicate == "mentioned with" for r in weak)
     assert ("Germany", "MENTIONED_WITH", "Stalin") in pairs and ("Stalin", "RELATED_TO", "Moscow") in pairs
 
 
@@ -493,8 +495,8 @@ def test_hypothetical_claims_are_not_asserted_and_negated_ones_are_marked(ex: Of
 def test_rule_confidences_are_calibrated_probabilities() -> None:
     from kgkit.extractors.offline import CONFIDENCE
 
-    assert CONFIDENCE["co-occurrence"] == min(CONFIDENCE.values())
-    assert all(0 < c < 1 for c in CONFIDENCE.values())
+    assert all(0 < c < 1 for c in CONFIDENCE.values())  # measured (tests/test_offline_relation_patterns.py)
+    assert CONFIDENCE["co-occurrence"] < CONFIDENCE["svo"] < CONFIDENCE["gazetteer"]
 
 
 def test_headings_naming_a_law_and_dotted_acronyms(ex: OfflineExtractor, general: Domain) -> None:

