@@ -101,6 +101,7 @@ from kgkit.extractors.offline.lexicon import (
     SEIZED,
     WORK_OBJECT,
 )
+from kgkit.extractors.offline.parsed import NAME
 from kgkit.extractors.offline.roles import alias_of, role_label
 from kgkit.extractors.offline.surnames import PLACE_SURNAMES
 
@@ -113,8 +114,6 @@ __all__ = ["CONTEXT_WEIGHT", "HEAD_WEIGHT", "NAME", "head_label", "mention_votes
 # weights are kgkit.extractors.offline.fitted.type_weights() (fitted on gold, hand-set in HAND_WEIGHTS)
 LABEL_WEIGHT, HEAD_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT = 1.0, 2.0, 1.5, 2.0
 _BY_LABEL = frozenset(["label", "head", "classifier", "context"])  # cues whose weight may differ by the label voted
-NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
-# corpus-level stage (kgkit.extractors.offline.coref) finds a type for it or a full name it stands for
 _DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
 _ACRONYM = re.compile(r"[A-Z]{3,6}")
 _CALL_SIGN = re.compile(r"[A-Z]{3,4} ?- ?(?:FM|AM|TV|DT|LP|HD)")
