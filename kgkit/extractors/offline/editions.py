@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["edition_number", "editions"]
 
 _EDITION = re.compile(r"(?:1[5-9]\d\d|20\d\d)(?:[–-]\d\d(?:\d\d)?)?|\d{1,3}(?:st|nd|rd|th)")  # 2004, 2016–17, 24th
-_EVENT_HEADS = frozenset(w for w, label in HEADS.items() if label == "EVENT") | {"trophy", "season", "census", "prix"}
+_EVENT_HEADS = frozenset(w for w, label in HEADS.items() if label == "EVENT") | words("editions", "event_heads")
 _UNIT_HEADS = words("editions", "unit_heads")
 
 

@@ -99,8 +99,8 @@ def run_passes(doc: Any, records: list[Any], passes: Sequence[Pass], context: Pa
         before = records
         records = step.fn(doc, records, context)
         if records and isinstance(records[0], Span):
-            old = set(before)
-            records = [r if r in old else Span(r.start, r.end, r.label, step.name) for r in records]
+            old = {r: r for r in before}  # an unchanged span keeps the `by` it had
+            records = [old.get(r) or Span(r.start, r.end, r.label, step.name) for r in records]
         change = _changes(before, records)
         context.dropped += [(step.name, r, why) for r, why in context._reasons]
         change.update(f"removed: {why}" for _, why in context._reasons)

@@ -104,6 +104,7 @@ from kgkit.extractors.offline.lexicon import (
 from kgkit.extractors.offline.parsed import NAME
 from kgkit.extractors.offline.roles import alias_of, role_label
 from kgkit.extractors.offline.surnames import PLACE_SURNAMES
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -118,11 +119,8 @@ _DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
 _ACRONYM = re.compile(r"[A-Z]{3,6}")
 _CALL_SIGN = re.compile(r"[A-Z]{3,4} ?- ?(?:FM|AM|TV|DT|LP|HD)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
-_REGIONS = frozenset(["northwest", "northeast", "southwest", "southeast", "midwest", "mideast"])
-_PLAY_FOR = frozenset(["play", "sign", "score", "debut", "appear", "captain", "compete", "race"])
-_SPELL = frozenset(["loan", "spell", "stint", "career", "contract", "tenure"])
-_BOUNDING = frozenset(["border", "bound", "surround", "flank"])
-_BIO = frozenset(["born", "b.", "née", "nee", "died", "d.", "c.", "ca."])
+_REGIONS, _PLAY_FOR, _SPELL = words("votes", "regions"), words("votes", "play_for"), words("votes", "spell")
+_BOUNDING, _BIO = words("votes", "bounding"), words("votes", "bio")
 
 
 def _root(tokens: list[Token]) -> Token:
