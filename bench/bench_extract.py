@@ -174,7 +174,7 @@ class Pipeline:
         from kgkit.extractors.offline import OfflineExtractor
 
         self.domain, self.extractor = domain, OfflineExtractor()
-        self.passes: dict[str, dict[str, int]] = {}  # what each mention pass changed (--passes)
+        self.passes: dict[str, dict[str, int]] = {}  # what each span and mention pass changed (--passes)
         try:
             from kgkit.extractors.offline.coref import coref_documents
             from kgkit.stages.furniture import strip_furniture
@@ -724,7 +724,7 @@ def main() -> None:
                         help="entities and relations in the judged sample (default 40, the protocol's first size)")
     parser.add_argument("--no-carol", action="store_true")
     parser.add_argument("--no-docred", action="store_true")
-    parser.add_argument("--passes", action="store_true", help="print what each mention pass changed on Re-DocRED")
+    parser.add_argument("--passes", action="store_true", help="print what each span and mention pass changed on Re-DocRED")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     parser.add_argument("--write-confidence", action="store_true",
                         help="write the rule confidences measured on Re-DocRED to the extractor's data file")
@@ -769,7 +769,7 @@ def main() -> None:
         print("names not in gold:", found["errors"]["wrong_names"][:25])
         print("missed:", found["errors"]["missed"][:20])
         if args.passes:
-            print("\n| mention pass | changes |\n|---|---|")
+            print("\n| pass | changes |\n|---|---|")
             for name, change in found["passes"].items():
                 print(f"| {name} | {', '.join(f'{k} {n}' for k, n in change.items()) or '-'} |")
     if args.folds and (path := DATA / DOCRED).is_file():

@@ -7,13 +7,14 @@ Fascists, the Communists): a Group, as a nationality word before a noun is ("an 
 of a side's adjective ("-ist", "-ied"): an adjective made from a name ("Biblical", "Napoleonic", "Pentecostal",
 "Liberal") may be a body's name too ("the Liberal party"), so those keep their votes.
 
-**An adjective spaCy labelled a law** before a common noun ("my Constitutional duty") is no name at all: a law's
-name is never one adjective (`not_names` drops it).
-
 **A meeting** is an event (the domain's Event: "war, battle, conference"), whatever spaCy's label: a session of a
 body ("the Regular Session of the 73d Congress") and a conference on a subject or in a place ("an Inter-American
 Conference on Problems of War and Peace", "the Conference in Buenos Aires"). Not a conference named alone ("the
 Big Ten Conference", "the National Conference": leagues and parties are bodies) nor an album ("A Blowin' Session").
+
+**Names in one list** ("Harrogate, Hull, Scarborough and York") are mostly of one kind: each gets LIST_WEIGHT
+for every other member's type (at most LIST_CAP in all, `list_votes`). **A name that "he" or "his" goes on**
+is a person (`pronoun_votes`); **an acronym in brackets** after the name it spells is that name (`spelled_out`).
 
 **A name listed with names of one sure kind**, and with nothing but spaCy's label of its own, is of that kind:
 "over Wake and Guam" (Guam a known country: Wake a place, not spaCy's ORG). The list votes of
@@ -24,19 +25,21 @@ own cues (a head word, a given name, a place the gazetteer knows) keeps its type
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from kgkit.extractors.offline.parsed import sentence_of
-from kgkit.extractors.offline.votes import DEMONYM_WEIGHT, HEAD_WEIGHT, LABEL_WEIGHT
+from kgkit.extractors.offline.parsed import NAME, sentence_of
+from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, DEMONYM_WEIGHT, HEAD_WEIGHT, LABEL_WEIGHT
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from kgkit.extractors.offline.mentions import Mention
+    from kgkit.extractors.offline.passes import Mention
 
-__all__ = ["ADJECTIVE_ENDINGS", "attributive", "group_votes", "mate_votes", "meeting", "meeting_votes",
-           "not_names"]
+__all__ = ["ADJECTIVE_ENDINGS", "attributive", "before_noun", "group_votes", "list_votes", "mate_votes", "meeting",
+           "meeting_votes", "pronoun_votes", "spelled_out"]
 
 ADJECTIVE_ENDINGS = ("ist", "ied")
 """Endings of a side's adjective, required beside spaCy's JJ tag (as NNP, "Allied" may be a body's name)."""
@@ -45,19 +48,23 @@ STRONG = 2.5  # a list mate's winning vote at least this (a known country, a hea
 BARE = LABEL_WEIGHT  # spaCy's label alone
 MATE_WEIGHT = 1.0
 MEETING_WEIGHT = HEAD_WEIGHT  # as a head word's
-_ABOUT = frozenset(["on", "in", "at", "for"])
+LIST_WEIGHT, LIST_CAP = 0.5, 1.5
+_ABOUT = words("context_votes", "about")
+_FUNCTION = words("mentions", "function")
 _LABELS = frozenset({"ORG", "PERSON"})
 
 
-def _revoted(m: Mention, etype: str, weight: float) -> Mention:
-    """The mention with `weight` more for `etype`, its type the new winner."""
+def _revoted(m: Mention, more: dict[str, float], digits: int | None = None) -> Mention:
+    """The mention with `more` votes added (the sums rounded to `digits`, if given), its type the new winner."""
     votes = dict(m.votes)
-    votes[etype] = votes.get(etype, 0.0) + weight
-    ranked = tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))
+    for etype, weight in more.items():
+        votes[etype] = votes.get(etype, 0.0) + weight
+    pairs = ((t, w if digits is None else round(w, digits)) for t, w in votes.items())
+    ranked = tuple(sorted(pairs, key=lambda kv: (-kv[1], kv[0])))
     return replace(m, votes=ranked, type=ranked[0][0])
 
 
-def _before_noun(doc: Doc, first: int, last: int) -> bool:
+def before_noun(doc: Doc, first: int, last: int) -> bool:
     """Tokens [first, last) are one capitalised word spaCy tags as an adjective, directly before a lower-case common
     noun of the same sentence."""
     if last - first != 1:
@@ -71,19 +78,6 @@ def _before_noun(doc: Doc, first: int, last: int) -> bool:
     return noun.tag_ in ("NN", "NNS") and noun.is_lower and noun.is_alpha
 
 
-def not_names(doc: Doc, mentions: list[Mention]) -> list[Mention]:
-    """The mentions less an adjective spaCy labelled a law before a common noun ("my Constitutional duty").
-
-    >>> from kgkit.extractors.offline import OfflineExtractor
-    >>> from kgkit.io import load_domain
-    >>> [out] = OfflineExtractor().extract(["In pursuance of my Constitutional duty, I wrote to the Congress."],
-    ...                                    domain=load_domain("general"))
-    >>> [e.name for e in out.entities]
-    ['Congress']
-    """
-    return [m for m in mentions if not (m.label.strip() == "LAW" and _before_noun(doc, m.first, m.last))]
-
-
 def attributive(doc: Doc, *, first: int, last: int, label: str) -> bool:
     """True when tokens [first, last) are one capitalised adjective of a side that spaCy labelled a body or a
     person, directly before a lower-case common noun of the same sentence ("the Allied armies").
@@ -93,7 +87,7 @@ def attributive(doc: Doc, *, first: int, last: int, label: str) -> bool:
     >>> attributive(doc, first=4, last=5, label="ORG"), attributive(doc, first=7, last=8, label="GPE")
     (True, False)
     """
-    return label in _LABELS and _before_noun(doc, first, last) and doc[first].lower_.endswith(ADJECTIVE_ENDINGS) \
+    return label in _LABELS and before_noun(doc, first, last) and doc[first].lower_.endswith(ADJECTIVE_ENDINGS) \
         and doc[first].ent_type_ not in ("NORP", "GPE", "LOC")
 
 
@@ -109,7 +103,7 @@ def group_votes(doc: Doc, mentions: list[Mention], group: str | None) -> list[Me
     """
     if group is None:
         return mentions
-    return [_revoted(m, group, GROUP_WEIGHT) if attributive(doc, first=m.first, last=m.last, label=m.label.strip())
+    return [_revoted(m, {group: GROUP_WEIGHT}) if attributive(doc, first=m.first, last=m.last, label=m.label.strip())
             else m for m in mentions]
 
 
@@ -143,7 +137,7 @@ def meeting_votes(doc: Doc, mentions: list[Mention], event: str | None) -> list[
     """
     if event is None:
         return mentions
-    return [_revoted(m, event, MEETING_WEIGHT) if meeting(doc, first=m.first, last=m.last) else m for m in mentions]
+    return [_revoted(m, {event: MEETING_WEIGHT}) if meeting(doc, first=m.first, last=m.last) else m for m in mentions]
 
 
 def mate_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
@@ -165,6 +159,76 @@ def mate_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
         kinds = {mate.votes[0][0] for mate in mates if mate.votes}
         if (mates and len(kinds) == 1 and all(mate.votes and mate.votes[0][1] >= STRONG for mate in mates)
                 and max((w for _, w in m.votes), default=0.0) <= BARE and (kind := kinds.pop()) != m.type):
-            m = _revoted(m, kind, MATE_WEIGHT)
+            m = _revoted(m, {kind: MATE_WEIGHT})
         out.append(m)
+    return out
+
+
+def spelled_out(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """An acronym in brackets just after the name it abbreviates is that name: "the Distinguished Service Medal
+    (DSM)", "Norges Statsbaner (NSB)" -> the mention of "DSM" is named and typed as the medal (its surface stays
+    "DSM"; kgkit.extractors.offline.coref adds its votes to the name's)."""
+    out: list[Mention] = []
+    for m in mentions:
+        before = out[-1] if out else None
+        if (before is not None and m.last - m.first == 1 and m.first >= 1 and doc[m.first - 1].text == "("
+                and before.last == m.first - 1 and _abbreviates(m.name, before.name)):
+            m = replace(m, name=before.name)  # its own votes join the name's (kgkit.extractors.offline.coref adds them up)
+        out.append(m)
+    return out
+
+
+def _abbreviates(short: str, name: str) -> bool:
+    """"DSM" for "Distinguished Service Medal", "U.S.A." for "United States of America" (the initials of its
+    capitalised words, or of all words but function words)."""
+    letters = short.replace(".", "")
+    if not (2 <= len(letters) <= 8 and letters.isalpha() and letters.isupper()):
+        return False
+    words = [w for w in re.split(r"[\s\-–]+", name) if w and w[0].isalpha()]
+    capitals = "".join(w[0] for w in words if w[0].isupper())
+    initials = "".join(w[0].upper() for w in words if w.lower() not in _FUNCTION)
+    return len(words) >= 2 and letters in (capitals, initials)
+
+
+def pronoun_votes(doc: Doc, mentions: list[Mention], person: str | None) -> list[Mention]:
+    """A name that is the subject of a verb other than "be", with "he" or "she" opening the next sentence or "his"
+    or "him" later in its own (and no other person named before that word), is a person: CONTEXT_WEIGHT more for
+    Person ("Thranduil ruled ... He ...", "Mbomio released his ..."; not "Tobolsk was the seat ... He ..."). Not
+    for an untyped run ("Whereat Scrooge said ... his"): kgkit.extractors.offline.coref joins those to the person they end in."""
+    if person is None:
+        return mentions
+    by_sentence: dict[int, list[Mention]] = {}
+    for m in mentions:
+        by_sentence.setdefault(sentence_of(doc, m.first)[0], []).append(m)
+    out = []
+    for m in mentions:
+        start, end = sentence_of(doc, m.first)
+        root = doc[m.last - 1]
+        if root.dep_ not in ("nsubj", "nsubjpass") or root.head.lemma_ == "be" or m.type == person or m.label == NAME:
+            out.append(m)
+            continue
+        later = [t for t in doc[m.last : end] if t.lower_ in ("his", "him", "himself")]
+        said = bool(later) and not any(o.type == person and m.last <= o.first < later[0].i for o in by_sentence[start])
+        said = said or (end < len(doc) and doc[end].lower_ in ("he", "she") and sentence_of(doc, end)[0] == end)
+        if not said:
+            out.append(m)
+            continue
+        out.append(_revoted(m, {person: CONTEXT_WEIGHT}, digits=2))
+    return out
+
+
+def list_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """Names in one list ("Harrogate, Hull, Scarborough and York") are mostly of one kind: each gets
+    LIST_WEIGHT for every other list member's type (at most LIST_CAP in all)."""
+    root = {m.last - 1: m for m in mentions}
+    out = []
+    for m in mentions:
+        mates = [root[t.i] for t in doc[m.last - 1].conjuncts if t.i in root and root[t.i] is not m]
+        if not mates:
+            out.append(m)
+            continue
+        more: dict[str, float] = {}
+        for mate in mates:
+            more[mate.type] = more.get(mate.type, 0.0) + min(LIST_WEIGHT, LIST_CAP / len(mates))
+        out.append(_revoted(m, more, digits=2))
     return out

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import HEADS
+from kgkit.extractors.offline.passes import Span
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["edition_number", "editions"]
 
 _EDITION = re.compile(r"(?:1[5-9]\d\d|20\d\d)(?:[–-]\d\d(?:\d\d)?)?|\d{1,3}(?:st|nd|rd|th)")  # 2004, 2016–17, 24th
-_EVENT_HEADS = frozenset(w for w, label in HEADS.items() if label == "EVENT") | {"trophy", "season", "census", "prix"}
+_EVENT_HEADS = frozenset(w for w, label in HEADS.items() if label == "EVENT") | words("editions", "event_heads")
 _UNIT_HEADS = words("editions", "unit_heads")
 
 
@@ -41,8 +43,9 @@ def edition_number(tokens: Sequence[Token]) -> bool:
     return last in _EVENT_HEADS or last.rstrip("s") in _EVENT_HEADS or (tokens[0].text[-1].isalpha() and last in _UNIT_HEADS)
 
 
-def editions(doc: Doc, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def editions(doc: Doc, spans: list[Span]) -> list[Span]:
     """A name takes the year, season or ordinal just before it that makes it one edition or unit ("the 2004 [NFL
     Draft]", "the 2016–17 [Ranji Trophy]")."""
-    taken = {i for s in spans for i in range(s[0], s[1])}
-    return [(a - 1 if a > 0 and a - 1 not in taken and edition_number(doc[a - 1 : b]) else a, b, label) for a, b, label in spans]
+    taken = {i for s in spans for i in range(s.start, s.end)}
+    return [replace(s, start=s.start - 1) if s.start > 0 and s.start - 1 not in taken and edition_number(doc[s.start - 1 : s.end])
+            else s for s in spans]

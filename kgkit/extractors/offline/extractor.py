@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kgkit.core.domain import Domain
 from kgkit.core.records import DocumentExtraction, ExtractedEntity, ExtractedRelation, Span, TextExtraction
 from kgkit.extractors.offline.confidence import rule_confidence
-from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes, not_names
+from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes
 from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
 from kgkit.extractors.offline.identity import code_version, settings
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
@@ -36,7 +36,6 @@ CONFIDENCE = rule_confidence()
 TYPED_ONLY = frozenset({"noun-prep", "co-subject", "co-occurrence", "poss"})
 # after find_mentions' passes (kgkit.extractors.offline.mentions.MENTION_PASSES): what the context says
 CONTEXT_PASSES: tuple[MentionPass, ...] = (
-    MentionPass("context non-names", lambda doc, ms, ctx: not_names(doc, ms)),
     MentionPass("group votes", lambda doc, ms, ctx: group_votes(doc, ms, ctx.domain.entity_type_for_label("NORP"))),
     MentionPass("meeting votes", lambda doc, ms, ctx: meeting_votes(doc, ms, ctx.domain.entity_type_for_label("EVENT"))),
     MentionPass("mate votes", lambda doc, ms, ctx: mate_votes(doc, ms)),
@@ -207,8 +206,8 @@ class OfflineExtractor(ExtractorBase):
         return self.extract_counting(texts, domain=domain)[0]
 
     def extract_counting(self, texts: Sequence[str], *, domain: Domain) -> tuple[list[TextExtraction], dict[str, dict[str, int]]]:
-        """`extract`, and what each mention pass changed over all texts (pass -> "added", "removed", "removed:
-        <reason>", "renamed", "retyped" -> count), passes in pipeline order."""
+        """`extract`, and what each span and mention pass changed over all texts (pass -> "added", "removed",
+        "removed: <reason>", "joined", "split", "resized", "renamed", "retyped" -> count), passes in pipeline order."""
         counts: dict[str, dict[str, int]] = {}
         texts = list(texts)
         errors: dict[int, str] = {}

@@ -9,9 +9,8 @@ cleanly elsewhere in the text stays). So is a name glued by a hyphen to the lowe
 Catholic Diocese [of Pittsburgh]", "two Africa Cup [of Nations] tournaments"), a name after a capital article inside
 a sentence ("A [Thousand Plateaus]", "An [Bord Pleanála]"), a name in a script without capitals cut beside another
 word of that script ("على [قلى خان]") and a name at the head of a quoted phrase that goes on past it ('" Dr. [Beat] "',
-'" [Tonankai] earthquake "'). Two names joined into one are split (`split_joined`): two towns or two nationality
-words joined by a dash ("Dallas–Fort Worth", "Kurdish-Turkish"), a team and its league ("the Kansas City Chiefs
-of the National Football League").
+'" [Tonankai] earthquake "'). Each is a rule of kgkit.extractors.offline.nonnames.NON_NAME_RULES ("date", "quoted
+phrase", "fragment", "cut before of"), so the "non-names" pass drops it with its reason.
 
 Not a sign of a fragment: a word opening a sentence ("In Japan", "Before World War II"), a determiner, preposition
 or other function word ("the", "With", "Like"), a title, honorific or role word ("President William McKinley",
@@ -28,16 +27,13 @@ import re
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import DEMONYMS, DETERMINERS, HONORIFICS, MONTHS, QUOTE_MARKS, TITLES
-from kgkit.extractors.offline.parsed import NICKNAMED, QUOTED, sentence_of
-from kgkit.extractors.offline.passes import Mention
+from kgkit.extractors.offline.parsed import sentence_of
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-    from kgkit.extractors.offline.gazetteer import Places
-
-__all__ = ["date_like", "drop_fragments", "runs_on", "split_joined"]
+__all__ = ["cut_before_of", "date_like", "in_quoted_phrase", "kept_whole", "runs_on"]
 
 # tags of words that are no part of a name even when capitalised: verbs, adverbs, function words, pronouns
 _NOT_NAME_TAGS = words("fragments", "not_name_tags")
@@ -122,30 +118,26 @@ def runs_on(doc: Doc, first: int, last: int, person: bool = False, nationality: 
                     and not (person and before.lower_ in DEMONYMS)))
 
 
-def _cut_before_of(doc: Doc, m: Mention) -> bool:
+def cut_before_of(doc: Doc, first: int, last: int, label: str) -> bool:
     """A body's or event's name of several words cut before "of" and the capitalised name after it ("the Roman
     Catholic Diocese [of Pittsburgh]", "the Federal Reserve Bank [of New York]", "two Africa Cup [of Nations]"; not
     before a date: "the Declaration by United Nations of January 1, 1942")."""
-    return (m.label in _OF_LABELS and m.last - m.first >= 2 and m.last + 1 < len(doc) and doc[m.last].lower_ == "of"
-            and _name_word(doc[m.last + 1]) and doc[m.last + 1].ent_type_ not in ("DATE", "TIME"))
+    return (label in _OF_LABELS and last - first >= 2 and last + 1 < len(doc) and doc[last].lower_ == "of"
+            and _name_word(doc[last + 1]) and doc[last + 1].ent_type_ not in ("DATE", "TIME"))
 
 
-
-
-def _in_quoted_phrase(doc: Doc, m: Mention) -> bool:
+def in_quoted_phrase(doc: Doc, first: int, last: int) -> bool:
     """A name at the head of a quoted phrase that goes on past it is a word of a title or term, not a name of its
     own: '" Dr. [Beat] "', '" This [Little Girl of Mine] "', '" [Tonankai] earthquake "', '" [Amours] mortes "'. Not
     a name inside quoted speech after lower-case words ('" the newest school in America 's first research
-    university "'), nor a quoted title or nickname kept whole."""
-    if m.label in (QUOTED, NICKNAMED):
-        return False
-    start, end = sentence_of(doc, m.first)
+    university "')."""
+    start, end = sentence_of(doc, first)
     quotes = [t.i for t in doc[start:end] if t.text in QUOTE_MARKS]
-    opening = [q for n, q in enumerate(quotes) if q < m.first and n % 2 == 0 and n + 1 < len(quotes) and quotes[n + 1] >= m.last]
+    opening = [q for n, q in enumerate(quotes) if q < first and n % 2 == 0 and n + 1 < len(quotes) and quotes[n + 1] >= last]
     if not opening:
         return False
     close = quotes[quotes.index(opening[-1]) + 1]
-    before, after = doc[opening[-1] + 1 : m.first], doc[m.last : close]
+    before, after = doc[opening[-1] + 1 : first], doc[last : close]
     return (close - opening[-1] <= 16 and any(c.isalpha() for t in list(before) + list(after) for c in t.text)
             and not any(t.is_alpha and t.text[:1].islower() for t in before))
 
@@ -163,59 +155,6 @@ def date_like(words: list[str]) -> bool:
             and all(w.isdigit() or w.lower() in _TIME_WORDS or w.lower() in MONTHS for w in words))
 
 
-def drop_fragments(doc: Doc, mentions: list[Mention]) -> list[Mention]:
-    """The mentions without those that are pieces of a longer capitalised name (see the module's docstring) and
-    without dates written in capitals ("Calendar Year 1944") and words at the head of a longer quoted phrase
-    ('" Dr. Beat "'); a nationality word and a quoted title are kept."""
-    return [m for m in mentions if not date_like([t.text for t in doc[m.first : m.last]]) and not _in_quoted_phrase(doc, m) and (
-        m.label.strip() in _KEEP_LABELS
-        or not (runs_on(doc, m.first, m.last, m.label == "PERSON", m.label == "NORP") or _cut_before_of(doc, m)))]
-
-
-_DASHES = words("fragments", "dashes")
-_TOWNS = words("fragments", "towns")  # not countries: "Austria-Hungary" is one state
-
-
-def split_joined(doc: Doc, first: int, last: int, places: Places) -> list[tuple[int, int]]:
-    """Two names joined by a dash are two when both are known towns or regions ("Dallas–Fort Worth",
-    "Berlin-Moabit"; not a place known whole, "Guinea-Bissau", nor two countries, "Austria-Hungary") or both
-    nationality words ("Kurdish-Turkish origin"); anything else stays one name ("Hamburg-Eppendorf Hospital").
-
-    >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
-    >>> from kgkit.extractors.offline.gazetteer import load_places
-    >>> doc = load_model(DEFAULT_MODEL)("He was born in Berlin-Moabit in 1890.")
-    >>> [doc[a:b].text for a, b in split_joined(doc, 4, 7, load_places())]
-    ['Berlin', 'Moabit']
-    >>> doc = load_model(DEFAULT_MODEL)("Austria-Hungary fell.")
-    >>> [doc[a:b].text for a, b in split_joined(doc, 0, 3, load_places())]
-    ['Austria-Hungary']
-    """
-    dashes = [t.i for t in doc[first:last] if t.text in _DASHES]
-    if len(dashes) != 1 or dashes[0] in (first, last - 1):
-        return _team_of_league(doc, first, last)
-    cut = dashes[0]
-    left, right = doc[first:cut].text, doc[cut + 1 : last].text
-    if doc[first:last].text.lower() in DEMONYMS or places.kind(left + "-" + right) is not None \
-            or places.kind(doc[first:last].text) is not None:
-        return [(first, last)]
-    if (places.kind(left) in _TOWNS and places.kind(right) in _TOWNS) or (left.lower() in DEMONYMS and right.lower() in DEMONYMS):
-        return [(first, cut), (cut + 1, last)]
-    return _team_of_league(doc, first, last)
-
-
-_LEAGUES = words("fragments", "leagues")
-
-
-def _team_of_league(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:
-    """A team's name (a plural of two words or more) and the league it plays in, joined by "of the", are two
-    names: "the Kansas City Chiefs of the National Football League", "the Indianapolis Kautskys of the NBL" (not
-    "the Sons of the American Revolution": one word before "of")."""
-    start = first + (doc[first].lower_ in DETERMINERS)
-    for t in doc[start + 2 : last - 2]:
-        if t.lower_ == "of" and doc[t.i + 1].lower_ == "the":
-            team, league = doc[t.i - 1], doc[last - 1]
-            if (team.tag_ == "NNPS" or (team.text[:1].isupper() and team.lower_.endswith("s") and not team.lower_.endswith("ss"))) \
-                    and (league.lower_ in _LEAGUES or (league.is_upper and league.is_alpha and t.i + 2 == last - 1)):
-                return [(first, t.i), (t.i + 2, last)]
-            break
-    return [(first, last)]
+def kept_whole(label: str) -> bool:
+    """A quoted title's label: its words are kept whole, whatever is beside them."""
+    return label.strip() in _KEEP_LABELS

@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
 from kgkit.core.given_names import GIVEN_NAMES
+from kgkit.extractors.offline.context_votes import list_votes, pronoun_votes, spelled_out
 from kgkit.extractors.offline.editions import edition_number
-from kgkit.extractors.offline.fragments import drop_fragments
-from kgkit.extractors.offline.fused import split_fused
+from kgkit.extractors.offline.fused import split_spans
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.joins import before_particle, owns_nothing, verbal_name_word
 from kgkit.extractors.offline.lexicon import (
@@ -48,42 +47,27 @@ from kgkit.extractors.offline.lexicon import (
     HONORIFICS,
     NAME_PARTICLES,
     RANKS,
-    SENTENCE_ADVERBS,
     SUFFIXES,
     TITLES,
 )
 from kgkit.extractors.offline.nonnames import drop_non_names
-from kgkit.extractors.offline.parsed import join_clitics, nicknamed
-from kgkit.extractors.offline.passes import Mention, MentionPass, PassContext, add_counts, run_passes
-from kgkit.extractors.offline.spans import (
-    NICKNAMED,
-    QUOTED,
-    candidate_spans,
-    closes,
-    lowered,
-    sentence_of,
-    split_pair,
-    text_of,
-)
-from kgkit.extractors.offline.votes import CONTEXT_WEIGHT, NAME, head_label, mention_votes, outside_title
+from kgkit.extractors.offline.parsed import HYPHENS, NAME, QUOTED, closes, join_clitics, lowered, sentence_of, text_of
+from kgkit.extractors.offline.passes import Mention, Pass, PassContext, Span, run_passes
+from kgkit.extractors.offline.spans import SPAN_PASSES
+from kgkit.extractors.offline.votes import head_label, mention_votes, outside_title
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-__all__ = ["MENTION_PASSES", "Mention", "candidate_mentions", "find_mentions", "format_votes", "sentence_of", "text_of", "type_of_votes"]
-
-LIST_WEIGHT, LIST_CAP = 0.5, 1.5
+__all__ = ["MENTION_PASSES", "Mention", "find_mentions", "format_votes", "sentence_of", "text_of"]
 
 _FUNCTION = words("mentions", "function")
 _POSSESSIVES = words("mentions", "possessives")
 _POSSESSIVE = re.compile(r"(?:\s?['’]s|['’])$")
 _EDGE_CHARS = " \t\r\n\"'“”‘’`.,;:!?()[]{}<>-–—_*/\\|"
-_HYPHENS = {"-", "–"}
 _NOMINAL_OF = re.compile(r"[a-z]+(?:ion|ment|al)")
-_ROMAN = re.compile(r"[IVXLC]+\.?")
 _NOT_NAMES = words("mentions", "not_names")
-_BREAKS = {"(", ")", "[", "]", '"', "“", "”", "``", "''", ";", ":", "|"}
 _ADJECTIVE_END = re.compile(r"(?:ary|al|ic|ive|ous)$")
 _DECADE = re.compile(r"\d{2,4}s")  # "1990s Rocksburg"
 
@@ -93,111 +77,29 @@ def format_votes(votes: Sequence[tuple[str, float]]) -> str:
     return ",".join(f"{t}:{w:g}" for t, w in votes)
 
 
-def type_of_votes(votes: dict[str, float], fallback: str) -> str:
-    """The type with the most votes (ties: the alphabetically first), or `fallback` with none."""
-    return min(votes, key=lambda t: (-votes[t], t)) if votes else fallback
-
-
 def find_mentions(doc: Doc, domain: Domain, places: Places, context: PassContext | None = None) -> list[Mention]:
-    """The mentions of a parsed text, in text order (none overlap): the candidates, then MENTION_PASSES (their
+    """The mentions of a parsed text, in text order (none overlap): SPAN_PASSES, then MENTION_PASSES (their
     counts in `context`)."""
     context = context or PassContext(domain=domain, places=places)
-    candidates = candidate_mentions(doc, domain, places)
-    add_counts(context.counts, {"candidates": {"added": len(candidates)}})
-    return run_passes(doc, candidates, MENTION_PASSES, context)
+    return run_passes(doc, [], (*SPAN_PASSES, *MENTION_PASSES), context)
 
 
-def candidate_mentions(doc: Doc, domain: Domain, places: Places) -> list[Mention]:
-    """The candidate spans (kgkit.extractors.offline.spans) cut, split and cleaned into typed mentions."""
-    spans = candidate_spans(doc)
+def _used_labels(doc: Doc, spans: list[Span], context: PassContext) -> list[Span]:
+    """The spans whose label the domain types (or NAME); others (DATE, MONEY, ...) are dropped."""
+    return context.keep(spans, lambda s: "" if s.label == NAME or context.domain.entity_type_for_label(s.label.strip())
+                        is not None else "unused label")
+
+
+def _cleaned(doc: Doc, spans: list[Span], context: PassContext) -> list[Mention]:
+    """Each span cleaned into a typed mention (`_clean`), or dropped with the reason it names nothing."""
     heading = _heading_sentences(doc)
-    out: list[Mention] = []
-    for first, last, label in spans:
-        if domain.entity_type_for_label(label.strip()) is None and label != NAME:
-            continue  # a label the domain ignores (DATE, MONEY, ...)
-        for part in (p for whole in _split(doc, first, last, label in (QUOTED, NICKNAMED), nicknamed(doc, first, last, label))
-                     for q in split_pair(doc, *whole, places) for p in split_fused(doc, *q, label, places)):
-            if (m := _clean(doc, part[0], part[1], part[2] if len(part) > 2 else label, domain, places, heading)) is not None:
-                out.append(m)
-    return out
-
-
-def _spelled_out(doc: Doc, mentions: list[Mention]) -> list[Mention]:
-    """An acronym in brackets just after the name it abbreviates is that name: "the Distinguished Service Medal
-    (DSM)", "Norges Statsbaner (NSB)" -> the mention of "DSM" is named and typed as the medal (its surface stays
-    "DSM"; kgkit.extractors.offline.coref adds its votes to the name's)."""
-    out: list[Mention] = []
-    for m in mentions:
-        before = out[-1] if out else None
-        if (before is not None and m.last - m.first == 1 and m.first >= 1 and doc[m.first - 1].text == "("
-                and before.last == m.first - 1 and _abbreviates(m.name, before.name)):
-            m = replace(m, name=before.name)  # its own votes join the name's (kgkit.extractors.offline.coref adds them up)
-        out.append(m)
-    return out
-
-
-def _abbreviates(short: str, name: str) -> bool:
-    """"DSM" for "Distinguished Service Medal", "U.S.A." for "United States of America" (the initials of its
-    capitalised words, or of all words but function words)."""
-    letters = short.replace(".", "")
-    if not (2 <= len(letters) <= 8 and letters.isalpha() and letters.isupper()):
-        return False
-    words = [w for w in re.split(r"[\s\-–]+", name) if w and w[0].isalpha()]
-    capitals = "".join(w[0] for w in words if w[0].isupper())
-    initials = "".join(w[0].upper() for w in words if w.lower() not in _FUNCTION)
-    return len(words) >= 2 and letters in (capitals, initials)
-
-
-def _pronoun_votes(doc: Doc, mentions: list[Mention], person: str | None) -> list[Mention]:
-    """A name that is the subject of a verb other than "be", with "he" or "she" opening the next sentence or "his"
-    or "him" later in its own (and no other person named before that word), is a person: CONTEXT_WEIGHT more for
-    Person ("Thranduil ruled ... He ...", "Mbomio released his ..."; not "Tobolsk was the seat ... He ..."). Not
-    for an untyped run ("Whereat Scrooge said ... his"): kgkit.extractors.offline.coref joins those to the person they end in."""
-    if person is None:
-        return mentions
-    by_sentence: dict[int, list[Mention]] = {}
-    for m in mentions:
-        by_sentence.setdefault(sentence_of(doc, m.first)[0], []).append(m)
     out = []
-    for m in mentions:
-        start, end = sentence_of(doc, m.first)
-        root = doc[m.last - 1]
-        if root.dep_ not in ("nsubj", "nsubjpass") or root.head.lemma_ == "be" or m.type == person or m.label == NAME:
+    for s in spans:
+        m = _clean(doc, s.start, s.end, s.label, context.domain, context.places, heading)
+        if isinstance(m, str):
+            context.drop(s, m)
+        else:
             out.append(m)
-            continue
-        later = [t for t in doc[m.last : end] if t.lower_ in ("his", "him", "himself")]
-        said = bool(later) and not any(o.type == person and m.last <= o.first < later[0].i for o in by_sentence[start])
-        said = said or (end < len(doc) and doc[end].lower_ in ("he", "she") and sentence_of(doc, end)[0] == end)
-        if not said:
-            out.append(m)
-            continue
-        out.append(_revoted(m, {person: CONTEXT_WEIGHT}))
-    return out
-
-
-def _revoted(m: Mention, more: dict[str, float]) -> Mention:
-    """The mention with `more` votes added, its type the new winner."""
-    votes = dict(m.votes)
-    for etype, weight in more.items():
-        votes[etype] = votes.get(etype, 0.0) + weight
-    ranked = tuple(sorted(((t, round(w, 2)) for t, w in votes.items()), key=lambda kv: (-kv[1], kv[0])))
-    return replace(m, type=ranked[0][0], votes=ranked)
-
-
-def _list_votes(doc: Doc, mentions: list[Mention]) -> list[Mention]:
-    """Names in one list ("Harrogate, Hull, Scarborough and York") are mostly of one kind: each gets
-    LIST_WEIGHT for every other list member's type (at most LIST_CAP in all)."""
-    root = {m.last - 1: m for m in mentions}
-    out = []
-    for m in mentions:
-        mates = [root[t.i] for t in doc[m.last - 1].conjuncts if t.i in root and root[t.i] is not m]
-        if not mates:
-            out.append(m)
-            continue
-        more: dict[str, float] = {}
-        for mate in mates:
-            more[mate.type] = more.get(mate.type, 0.0) + min(LIST_WEIGHT, LIST_CAP / len(mates))
-        out.append(_revoted(m, more))
     return out
 
 
@@ -213,37 +115,8 @@ def _heading_sentences(doc: Doc) -> set[int]:
 
 
 
-def _split(doc: Doc, first: int, last: int, quoted: bool = False, nicknamed: bool = False) -> list[tuple[int, int]]:
-    """A token range cut at a sentence break, at brackets and quotes (the part before them), and split at commas
-    (unless what follows is a suffix: "Inc.", "Jr.", "D.C.") and at a slash standing alone ("VFL / AFL"); a quoted
-    title keeps its brackets, commas and slashes ("I Wonder (Departure)", "It's All Wrong, but It's All Right"), a
-    nicknamed person's name its quotes ('William "Bill" Clinton')."""
-    sent_end = sentence_of(doc, first)[1]
-    last = min(last, sent_end)
-    for t in doc[first:last]:
-        if t.text in _BREAKS and t.i > first and not (quoted and t.text in "()[]") and not nicknamed:  # "I Wonder (Departure)"
-            last = t.i
-            break
-    for t in doc[first + 1 : last - 1]:  # "World War I. Angell was ...": a sentence the parser did not see end
-        if _ROMAN.fullmatch(t.text) and t.text.endswith(".") and doc[t.i + 1].is_title \
-                and not (len(t.text) == 2 and doc[t.i - 1].lower_ in GIVEN_NAMES):  # "Robert L. Ghormley" goes on
-            last = t.i + 1
-            break
-    for t in doc[first + 1 : last]:  # "A, C, and E. However, Admiral Halsey": an adverb opening a sentence
-        if t.lower_ in SENTENCE_ADVERBS and doc[t.i - 1].text.endswith("."):
-            last = t.i
-            break
-    parts, start = [], first
-    for t in doc[first:last]:
-        if not quoted and ((t.text == "," and t.i + 1 < last and doc[t.i + 1].lower_ not in SUFFIXES) or t.text == "/"):
-            parts.append((start, t.i))
-            start = t.i + 1
-    parts.append((start, last))
-    return [(a, b) for a, b in parts if b > a]
-
-
-def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: Places, heading: set[int]) -> Mention | None:
-    """Clean one token range and type it; None when it names nothing."""
+def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: Places, heading: set[int]) -> Mention | str:
+    """Clean one token range and type it; the reason it names nothing when it does not."""
     quoted = label == QUOTED
     label = label.strip()
     tokens = list(doc[first:last])
@@ -272,10 +145,10 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     ) and not (quoted and (not tokens[-1].is_punct or closes(tokens))) and not _hyphenated_end(tokens, label):
         tokens.pop()
     if not tokens or _abbreviation(doc, tokens):
-        return None
+        return "abbreviation" if tokens else "empty"
     head_after = _head_after(doc, tokens, label)
     if head_after is False:
-        return None  # "Enactment of Federal [airport legislation]": a fragment
+        return "cut before head"  # "Enactment of Federal [airport legislation]": a fragment
     if head_after is not None:
         tokens.append(head_after)  # "the International Monetary fund": the head noun the name was cut before
     # titles: "Prime Minister Churchill" -> Churchill, title "Prime Minister"
@@ -295,21 +168,21 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
                 break  # "Dean Acheson", "Earl Warren": a given name, not a title
             title_tokens.append(tokens.pop(0))
     if tokens and tokens[0].lower_ in ("of", "for", "to") and title_tokens:
-        return None  # "Secretary of Agriculture": a role
+        return "role"  # "Secretary of Agriculture"
     if not tokens:
-        return None
+        return "empty"
     if all(t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct for t in tokens):
-        return None  # "President", "Head Writer"
+        return "titles only"  # "President", "Head Writer"
     if sum(c.isalpha() for t in tokens for c in t.text) == 1:
-        return None  # a letter ("E.", "islands A, C, and E."): no name
+        return "letter"  # "E.", "islands A, C, and E."
     if all(t.lower_ in GENERIC or t.lemma_.lower() in GENERIC or t.lower_ in TITLES or t.lower_ in _FUNCTION or t.is_punct
            or t.tag_ == "POS" or (t.lower_.endswith("s") and t.lower_[:-1] in GENERIC) for t in tokens) \
             and not _generic_name(tokens, label):
-        return None  # "Government", "Federal Government", "Budget the Bank", "Republics"
+        return "generic"  # "Government", "Federal Government", "Budget the Bank", "Republics"
     if len(tokens) > 2 and tokens[0].lower_ == "list" and tokens[1].lower_ == "of":
-        return None  # "List of Taito games": a page, not a thing
+        return "list page"  # "List of Taito games": a page, not a thing
     if (len(tokens) == 1 and tokens[0].lower_.endswith("cene")) or (len(tokens) == 2 and tokens[1].lower_ in ("age", "ages")):
-        return None  # a span of time: "Pliocene", "Bronze Age", "Middle Ages"
+        return "time span"  # "Pliocene", "Bronze Age", "Middle Ages"
     if (len(tokens) > 3 and tokens[1].lower_ == "of" and _NOMINAL_OF.fullmatch(tokens[0].lower_)
             and HEADS.get(tokens[-1].lower_) == "LAW"):
         tokens = tokens[2:]  # "Extension of Price Control Act": the act is the thing named
@@ -335,28 +208,28 @@ def _clean(doc: Doc, first: int, last: int, label: str, domain: Domain, places: 
     name = join_clitics(name)
     letters = [c for c in (name.split(" ", 1)[-1] if edition_number(tokens) else name) if c.isalpha()]
     if len(name) < 2 or not letters:
-        return None
+        return "too short"
     camel = len(letters) > 1 and letters[1].isupper()  # "iPhone" stays
     if letters[0].islower() and not camel and name.split()[0].lower() not in NAME_PARTICLES:
-        return None
+        return "lower case"
     if end < len(text) - 1 and text[end] in "-–" and text[end + 1].islower() and len(letters) <= 3:
-        return None  # "VE" of "VE-day"
+        return "hyphenated word"  # "VE" of "VE-day"
     if sentence_of(doc, tokens[0].i)[0] in heading and all(t.is_upper or not t.is_alpha for t in tokens) and len(letters) > 4:
-        return None  # capitals in a heading-like sentence
+        return "heading"  # capitals in a heading-like sentence
     if len(tokens) == 1 and label != "NORP" and not quoted and tokens[0].tag_ in _NOT_NAMES:
-        return None  # "Hitherto" (an adverb opening a sentence), "Were"
+        return "function word"  # "Hitherto" (an adverb opening a sentence), "Were"
     if (len(tokens) > 1 and tokens[-1].tag_ in ("NNS", "NNPS") and tokens[-1].text.endswith("s")
             and HEADS.get(tokens[-1].lower_[:-1]) in ("ORG", "LOC") and tokens[-1].lower_ not in HEADS  # "Cook Islands"
             and name.endswith(tokens[-1].text)
             and _coordinated_before(doc, tokens[0].i)):
         name = name[:-1]  # "the War and Navy Departments", "the Arctic and Pacific Oceans": each is one
     if label == NAME and tokens[-1].lower_ in TITLES:
-        return None  # "Acting Deputy Director": a role
+        return "role"  # "Acting Deputy Director"
     if title_tokens:
         label = "PERSON" if label in ("PERSON", "ORG", "NORP", NAME) or honorific else label
     votes = mention_votes(doc, tokens, name, label, title_tokens, domain, places, quoted)
     if not votes:
-        return None
+        return "untyped"
     etype = votes[0][0]
     title = " ".join(filter(None, (outside_title(doc, doc[first]), " ".join(t.text for t in title_tokens))))
     return Mention(name=domain.canonical_name(name), type=etype, label=label, start=start, end=end,
@@ -420,7 +293,7 @@ def _head_after(doc: Doc, tokens: list[Token], label: str) -> Token | bool | Non
 def _hyphenated_end(tokens: list[Token], label: str) -> bool:
     """A name ending in a lower-case part after a hyphen: "Kim Won-yong", "Prayut Chan-o-cha" (a person's name
     the hyphen joins, spaced or not; another name only when nothing spaces the hyphen)."""
-    return (len(tokens) >= 3 and tokens[-1].is_alpha and tokens[-2].text in _HYPHENS and tokens[-3].is_alpha
+    return (len(tokens) >= 3 and tokens[-1].is_alpha and tokens[-2].text in HYPHENS and tokens[-3].is_alpha
             and (label == "PERSON" or not (tokens[-3].whitespace_ or tokens[-2].whitespace_)))
 
 
@@ -447,11 +320,15 @@ def _keeps_dot(name: str) -> bool:
     return last in SUFFIXES or bool(re.fullmatch(r"(?:[a-z]\.)+", last))
 
 
-MENTION_PASSES: tuple[MentionPass, ...] = (
-    MentionPass("fragments", lambda doc, ms, ctx: drop_fragments(doc, ms)),
-    MentionPass("non-names", drop_non_names),
-    MentionPass("list votes", lambda doc, ms, ctx: _list_votes(doc, ms)),
-    MentionPass("pronoun votes", lambda doc, ms, ctx: _pronoun_votes(doc, ms, ctx.domain.entity_type_for_label("PERSON"))),
-    MentionPass("spelled out", lambda doc, ms, ctx: _spelled_out(doc, ms)),
+MENTION_PASSES: tuple[Pass, ...] = (
+    Pass("labels", _used_labels),
+    Pass("splits", split_spans),
+    Pass("clean", _cleaned),
+    Pass("non-names", drop_non_names),
+    Pass("list votes", lambda doc, ms, ctx: list_votes(doc, ms)),
+    Pass("pronoun votes", lambda doc, ms, ctx: pronoun_votes(doc, ms, ctx.domain.entity_type_for_label("PERSON"))),
+    Pass("spelled out", lambda doc, ms, ctx: spelled_out(doc, ms)),
 )
-"""The passes `find_mentions` runs over the candidates, in order (the extractor's context votes follow)."""
+"""The passes `find_mentions` runs after SPAN_PASSES, in order: the spans the domain types, cut at their breaks
+and into the names they hold, cleaned into typed mentions, non-names dropped (with their reason), then votes
+(the extractor's context votes follow)."""

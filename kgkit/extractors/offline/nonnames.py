@@ -1,11 +1,13 @@
 """Capitalised words that name no thing, and a span of years after a name.
 
 A mention is dropped when one rule of NON_NAME_RULES holds (the first one is its reason, counted by the
-"non-names" pass): a unit, currency, time zone or era marker beside a number (an amount or a date, which the
+"non-names" pass, the one mention pass that drops a mention): a date written in capitals, a word at the head of a
+longer quoted phrase, a piece of a longer name (kgkit.extractors.offline.fragments), a unit, currency, time zone or era marker beside a number (an amount or a date, which the
 extractor keeps out of the graph), a royal style alone, a grade or chart position, a certification level, a common
 noun said again after "this" that the text also writes in lower case, a sentence's opening adverbial, a minister's
 portfolio, a person's noun or a player's position alone, a compass point, a ship's hull number in brackets, the
-initials of the titles before a bracket. A span of years after a name is cut from it: "the Department of Social
+initials of the titles before a bracket, an adjective spaCy labelled a law before a common noun ("my
+Constitutional duty": a law's name is never one adjective). A span of years after a name is cut from it: "the Department of Social
 Welfare 1993 to 1994" -> "Department of Social Welfare".
 """
 
@@ -16,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from kgkit.extractors.offline.context_votes import before_noun
+from kgkit.extractors.offline.fragments import cut_before_of, date_like, in_quoted_phrase, kept_whole, runs_on
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, DEMONYMS, TITLES
 from kgkit.extractors.offline.parsed import text_of
 from kgkit.extractors.offline.passes import Mention, PassContext
@@ -108,6 +112,11 @@ def _portfolio(p: _Place) -> bool:
 
 
 NON_NAME_RULES: tuple[tuple[str, Callable[[_Place], bool]], ...] = (
+    ("date", lambda p: date_like([t.text for t in p.words])),  # "Calendar Year 1944", "Fiscal Year"
+    ("quoted phrase", lambda p: in_quoted_phrase(p.doc, p.first, p.last)),  # '" Dr. [Beat] "'
+    ("fragment", lambda p: not kept_whole(p.label)  # "[Creve] Coeur Park", "Nexus [Q]", "Middle-earth"
+     and runs_on(p.doc, p.first, p.last, p.label == "PERSON", p.label == "NORP")),
+    ("cut before of", lambda p: not kept_whole(p.label) and cut_before_of(p.doc, p.first, p.last, p.label)),
     ("unit", _unit),  # "1600 MW", "the 16th century BCE", "AD 79", "Rs 500 crore"
     ("style", lambda p: p.one is not None and p.one.text in _STYLES),  # "TRH the Duke and Duchess of Cornwall"
     ("grade", _grade),  # "a Grade II listed building", "his List A debut", "a Category 5 hurricane", "the Top 5"
@@ -121,6 +130,7 @@ NON_NAME_RULES: tuple[tuple[str, Callable[[_Place], bool]], ...] = (
     ("hull number", lambda p: p.one is not None and bool(_HULL.fullmatch(p.one.text)) and p.bracketed()),
     ("title initials", lambda p: p.one is not None and p.one.is_upper and p.one.is_alpha and p.bracketed()
      and _spells_title(p.doc, p.before.i, p.one.text)),  # "Teachta Dála (TD)"
+    ("law adjective", lambda p: p.label == "LAW" and before_noun(p.doc, p.first, p.last)),  # "my Constitutional duty"
 )
 """The reasons a mention names no thing, each with its rule, asked in this order (the first that holds wins)."""
 

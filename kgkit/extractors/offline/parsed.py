@@ -18,8 +18,14 @@ from kgkit.extractors.offline.lexicon import QUOTE_MARKS
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-__all__ = ["NICKNAMED", "QUOTED", "closes", "join_clitics", "lowered", "nicknamed", "sentence_of", "text_of"]
+__all__ = ["HYPHENS", "NAME", "NICKNAMED", "NUMERIC_LABELS", "QUOTED", "ROMAN", "closes", "join_clitics", "lowered",
+           "nicknamed", "sentence_of", "text_of"]
 
+NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
+# corpus-level stage (kgkit.extractors.offline.coref) finds a type for it or a full name it stands for
+NUMERIC_LABELS = ("DATE", "CARDINAL", "ORDINAL")
+HYPHENS = frozenset({"-", "–"})
+ROMAN = re.compile(r"[IVXLC]+\.?")
 QUOTED = "WORK_OF_ART "  # a quoted title: typed as spaCy's WORK_OF_ART, with the quote's vote
 NICKNAMED = "PERSON "  # a person's name with a nickname in brackets or quotes: not cut there
 _SPACED_QUOTES = re.compile(r'"\s+([^"\s][^"]*?)\s+"')

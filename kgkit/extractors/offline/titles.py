@@ -4,7 +4,7 @@ Hunt for Red October"). kgkit.extractors.offline.spans puts them in place of the
 
 >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
 >>> doc = load_model(DEFAULT_MODEL)('She sang "Two Doors Down" twice.')
->>> [doc[a:b].text for a, b, _ in quoted_titles(doc)]
+>>> [doc[s.start:s.end].text for s in quoted_titles(doc)]
 ['Two Doors Down']
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, QUOTE_MARKS, TITLES
-from kgkit.extractors.offline.parsed import QUOTED, closes, sentence_of
-from kgkit.extractors.offline.votes import NAME
+from kgkit.extractors.offline.parsed import NAME, QUOTED, closes, sentence_of
+from kgkit.extractors.offline.passes import Span
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ __all__ = ["classified_titles", "defined_subjects", "quoted_titles"]
 _TITLE_WORDS = words("titles", "title_words")
 
 
-def defined_subjects(doc: Doc) -> list[tuple[int, int, str]]:
+def defined_subjects(doc: Doc) -> list[Span]:
     """A title-case phrase opening a sentence that defines it ("Cranks and Shadows is a crime novel", "Rage Against
     the Machine is an American band", "Clear and Present Danger was a 1994 film"): one name, whatever spaCy's
     entities cut it into; its label is the longest entity inside it (NAME if none)."""
@@ -45,7 +45,7 @@ def defined_subjects(doc: Doc) -> list[tuple[int, int, str]]:
                 and words[0].tag_ != "IN" and not any(t.lower_ in TITLES for t in words):
             inside = max((e for e in doc.ents if first <= e.start and e.end <= root.i), key=len, default=None)
             big = inside is not None and 2 * sum(t.is_alpha and t.text[:1].isupper() for t in inside) > capitals
-            out.append((first, root.i, inside.label_ if big else NAME))  # "Trane 's" (ORG) of "Trane 's Blues": no
+            out.append(Span(first, root.i, inside.label_ if big else NAME))  # "Trane 's" (ORG) of "Trane 's Blues": no
     return out
 
 
@@ -54,7 +54,7 @@ _JOINS_TITLE = words("titles", "joins_title")
 _APART = ("GPE", "LOC", "PERSON", "ORG", "NORP", "DATE")  # after "in", "and" ...: another thing, not the title's
 
 
-def classified_titles(doc: Doc) -> list[tuple[int, int, str]]:
+def classified_titles(doc: Doc) -> list[Span]:
     """The title-case phrase a work's noun introduces is one title: "the 1990 film The Hunt for Red October", "his
     third studio album, Summer At Eureka", "titles such as Princess Alice and the Glass Slipper" (capitalised words
     and the small words of titles between them; not across "by", nor into a place, person or body after "in" or
@@ -85,11 +85,11 @@ def classified_titles(doc: Doc) -> list[tuple[int, int, str]]:
                 break
         capitals = [w for w in doc[i:end] if w.is_alpha and w.text[:1].isupper()]
         if len(capitals) >= 2 and any(w.is_lower for w in doc[i:end]):
-            out.append((i, end, QUOTED))
+            out.append(Span(i, end, QUOTED))
     return out
 
 
-def quoted_titles(doc: Doc) -> list[tuple[int, int, str]]:
+def quoted_titles(doc: Doc) -> list[Span]:
     """' " Two Doors Down " ': a quoted phrase of 2-12 words in title case (every word of 4 letters or more
     capitalised, no ! or ? inside) in one sentence."""
     out = []
@@ -105,5 +105,5 @@ def quoted_titles(doc: Doc) -> list[tuple[int, int, str]]:
             if not 2 <= len(words) <= 12 or not inner[0].text[:1].isupper():
                 continue
             if all(t.text[:1].isupper() for t in words if len(t.text) >= 4):
-                out.append((inner[0].i, inner[-1].i + 1, QUOTED))
+                out.append(Span(inner[0].i, inner[-1].i + 1, QUOTED))
     return out

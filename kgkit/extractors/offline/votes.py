@@ -101,8 +101,10 @@ from kgkit.extractors.offline.lexicon import (
     SEIZED,
     WORK_OBJECT,
 )
+from kgkit.extractors.offline.parsed import NAME
 from kgkit.extractors.offline.roles import alias_of, role_label
 from kgkit.extractors.offline.surnames import PLACE_SURNAMES
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -113,17 +115,12 @@ __all__ = ["CONTEXT_WEIGHT", "HEAD_WEIGHT", "NAME", "head_label", "mention_votes
 # weights are kgkit.extractors.offline.fitted.type_weights() (fitted on gold, hand-set in HAND_WEIGHTS)
 LABEL_WEIGHT, HEAD_WEIGHT, CONTEXT_WEIGHT, DEMONYM_WEIGHT = 1.0, 2.0, 1.5, 2.0
 _BY_LABEL = frozenset(["label", "head", "classifier", "context"])  # cues whose weight may differ by the label voted
-NAME = "NAME"  # a run of proper nouns spaCy's NER left out, with nothing in it to type it: kept only if the
-# corpus-level stage (kgkit.extractors.offline.coref) finds a type for it or a full name it stands for
 _DOTTED = re.compile(r"(?:[A-Z]\.){2,}[A-Z]?\.?")
 _ACRONYM = re.compile(r"[A-Z]{3,6}")
 _CALL_SIGN = re.compile(r"[A-Z]{3,4} ?- ?(?:FM|AM|TV|DT|LP|HD)")
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
-_REGIONS = frozenset(["northwest", "northeast", "southwest", "southeast", "midwest", "mideast"])
-_PLAY_FOR = frozenset(["play", "sign", "score", "debut", "appear", "captain", "compete", "race"])
-_SPELL = frozenset(["loan", "spell", "stint", "career", "contract", "tenure"])
-_BOUNDING = frozenset(["border", "bound", "surround", "flank"])
-_BIO = frozenset(["born", "b.", "née", "nee", "died", "d.", "c.", "ca."])
+_REGIONS, _PLAY_FOR, _SPELL = words("votes", "regions"), words("votes", "play_for"), words("votes", "spell")
+_BOUNDING, _BIO = words("votes", "bounding"), words("votes", "bio")
 
 
 def _root(tokens: list[Token]) -> Token:
