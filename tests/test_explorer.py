@@ -115,6 +115,8 @@ def test_graph_html_follows_apply_and_undo(tmp_path) -> None:
 
     ws = sample_workspace(tmp_path)
     record(ws, [person_decision("merge", ("Person:charles babage", "Person:charles babbage"), who="t")])
+    view(ws)
+    assert "Person:charles babage" in shown(ws)
     assert "graph.html" in apply(ws).stale and not ws.exists(VIEW)  # no view of the graph before is left
     view(ws)  # the next view draws the merged graph
     assert "Person:charles babage" not in shown(ws) and "Person:charles babbage" in shown(ws)
