@@ -206,6 +206,8 @@ def workspace_apply(apply_now, saved_path, undo_last, workspace):
     elif undo_last.value and workspace.journal_names():
         workspace_change = kn.undo(workspace)
         _msg = f"undid `{workspace_change.journal}`: **{len(workspace_change.graph.entities)}** entities"
+    if workspace_change is not None and workspace_change.stale:  # out of date now: never shown as current
+        _msg += "\n\n" + "\n".join(f"- stale: `{k}`: {v}" for k, v in workspace_change.stale.items())
     else:
         _msg = ("nothing to undo" if undo_last.value else
                 f"applies `{saved_path or workspace.path(kn.DECISIONS)}` as saved; applied journals: "

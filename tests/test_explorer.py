@@ -105,6 +105,7 @@ def test_graph_html_follows_apply_and_undo(tmp_path) -> None:
     from kgkit.core.decisions import person_decision
     from kgkit.io.workspace import VIEW
     from kgkit.testing.workspaces import sample_workspace
+    from kgkit.workflows.graph import view
     from kgkit.workflows.resolve import apply, record, undo
 
     def shown(ws) -> set[str]:
@@ -114,9 +115,13 @@ def test_graph_html_follows_apply_and_undo(tmp_path) -> None:
 
     ws = sample_workspace(tmp_path)
     record(ws, [person_decision("merge", ("Person:charles babage", "Person:charles babbage"), who="t")])
-    apply(ws)
+    view(ws)
+    assert "Person:charles babage" in shown(ws)
+    assert "graph.html" in apply(ws).stale and not ws.exists(VIEW)  # no view of the graph before is left
+    view(ws)  # the next view draws the merged graph
     assert "Person:charles babage" not in shown(ws) and "Person:charles babbage" in shown(ws)
-    undo(ws)
+    assert "graph.html" in undo(ws).stale and not ws.exists(VIEW)
+    view(ws)
     assert {"Person:charles babage", "Person:charles babbage"} <= shown(ws)
 
 

@@ -211,7 +211,8 @@ def test_write_mode_is_serialised_with_a_cli_writer(demo_ws: Path, tmp_path: Pat
             assert made["decision"]["subjects"][1] == "Organization:congress~73rd"
             assert made["decision"]["decided_by"] == "llm"
             assert "not a document" in _error(await session.call_tool("split", {**args, "documents": ["none.txt"]}))
-            assert _json(await session.call_tool("apply", {}))["changed"] is True
+            applied = _json(await session.call_tool("apply", {}))
+            assert applied["changed"] is True and "graph.html" in applied["stale"]  # the agent is told: out of date
 
         _session(ws, "--allow", "split,apply", check=split)
     finally:

@@ -58,7 +58,7 @@ def test_run_writes_communities_into_the_graph_and_beside_it(tmp_path):
     assert manifest.config["max_chars"] == 2000 and manifest.config["extractor"] == "capitalised-names:1"
 
 
-def test_apply_redraws_the_view_and_marks_index_and_narrative_stale_undo_restores_bytes(tmp_path):
+def test_apply_marks_view_index_and_narrative_stale_the_next_commands_refresh_them_undo_restores_bytes(tmp_path):
     ws = Workspace(tmp_path / "ws")
     kgkit.run(ws, corpus(tmp_path), extractor=CapitalisedNames())
     kgkit.index(ws, embedder=HashingEmbedder(dim=32), embedder_name="hashing")
@@ -69,10 +69,15 @@ def test_apply_redraws_the_view_and_marks_index_and_narrative_stale_undo_restore
                                       at="2026-01-01T00:00:00Z")])
     done = kgkit.apply(ws)
     assert done.changed and "Person:charles babage" not in set(done.graph.entities["id"])
+    # communities are found again at once (graph.json carries them); the view of the old graph is not left behind
+    assert kgkit.read_graph(ws).entities["community"].notna().all() and not ws.exists("graph.html")
+    assert set(done.stale) == set(ws.manifest().stale) == {"graph.html", "index", "narrative.md"}
+    assert "kgkit view" in done.stale["graph.html"]
+    drawn = CliRunner().invoke(app, ["view", str(ws.root)])  # the next view draws the merged graph
     view = ws.read_text("graph.html")
+    assert drawn.exit_code == 0 and "graph.html" not in ws.manifest().stale
     # the view shows the merged graph: the merged-away node is gone (its name lives on as an alias)
     assert "Person:charles babbage" in view and "Person:charles babage" not in view
-    assert set(ws.manifest().stale) == {"index", "narrative.md"}
     searched = CliRunner().invoke(app, ["search", "Babage", "-w", str(ws.root), "--json", "--no-refresh"])
     assert searched.exit_code == 0 and "stale" in searched.stderr and json.loads(searched.stdout)["stale"]
     hits = json.loads(searched.stdout)["hits"]
@@ -81,11 +86,12 @@ def test_apply_redraws_the_view_and_marks_index_and_narrative_stale_undo_restore
     assert refreshed.exit_code == 0 and "bringing it up to date" in refreshed.stderr
     assert "stale" not in json.loads(refreshed.stdout) and "index" not in ws.manifest().stale
     assert "Person:charles babage" not in {h["id"] for h in json.loads(refreshed.stdout)["hits"]}
-    kgkit.undo(ws)
-    assert ws.read_bytes("graph.json") == before and "Person:charles babage" in ws.read_text("graph.html")
-    assert set(ws.manifest().stale) == {"index", "narrative.md"}
+    undone = CliRunner().invoke(app, ["undo", "-w", str(ws.root)])
+    assert undone.exit_code == 0 and "stale: graph.html" in undone.stdout and "stale: index" in undone.stdout
+    assert ws.read_bytes("graph.json") == before and not ws.exists("graph.html")
+    assert set(ws.manifest().stale) == {"graph.html", "index", "narrative.md"}
     kgkit.index(ws, embedder=HashingEmbedder(dim=32), embedder_name="hashing")
-    assert set(ws.manifest().stale) == {"narrative.md"}
+    assert set(ws.manifest().stale) == {"graph.html", "narrative.md"}
 
 
 def test_index_chunks_the_corpus_as_the_run_did_without_being_told(tmp_path):

@@ -465,3 +465,27 @@ def test_two_generations_open_in_one_step_do_not_mix(tmp_path: Path) -> None:
         ws.set_stale({VIEW: "drawn from an older graph"}, step="mark")  # a generation of its own, committed first
         assert first.commit() == 2
     assert ws.read_bytes(GRAPH) == b"graph\n" and ws.manifest().stale == {VIEW: "drawn from an older graph"}
+
+
+def test_the_manifest_is_parsed_once_per_version_and_a_replaced_one_is_read_anew(tmp_path, monkeypatch):
+    import kgkit.io.workspace as W
+
+    ws = Workspace(tmp_path)
+    with ws.writer():
+        gen = ws.begin("one", config={"seed": 1})
+        gen.write_text(RUN, "{}")
+        gen.commit()
+    parsed = []
+    real = W.Manifest.from_json_dict.__func__
+    monkeypatch.setattr(W.Manifest, "from_json_dict",
+                        classmethod(lambda cls, data, **kw: parsed.append(1) or real(cls, data, **kw)))
+    assert [ws.manifest().generation for _ in range(5)] == [1] * 5 and len(parsed) <= 1
+    with ws.writer():
+        gen = ws.begin("two", config={"seed": 2})
+        gen.mark_stale({VIEW: "drawn from an older graph"})
+        gen.commit()
+    assert ws.manifest().config["seed"] == 2 and ws.manifest().stale == {VIEW: "drawn from an older graph"}
+    edited = json.loads((tmp_path / MANIFEST).read_text())  # changed outside this object: seen at once
+    edited["config"]["seed"] = 3
+    (tmp_path / MANIFEST).write_text(json.dumps(edited, indent=2))
+    assert ws.manifest().config["seed"] == 3 and len(parsed) <= 3

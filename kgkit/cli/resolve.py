@@ -3,8 +3,9 @@
     kgkit resolve -w WS      candidates for the graph -> WS/resolve/candidates.jsonl; policy decisions
                              -> WS/decisions.yaml (person decisions in it are kept as they are)
     kgkit review -w WS       a terminal review of every candidate (undecided first, then the policy's: v vetoes)
-    kgkit apply -w WS        apply WS/decisions.yaml: merged graph, journal WS/journal/NNNN.json, communities, view
-    kgkit undo -w WS         restore the graph as it was before the last apply (byte for byte)
+    kgkit apply -w WS        apply WS/decisions.yaml: merged graph, journal WS/journal/NNNN.json, communities;
+                             graph.html, index and narrative marked stale (`kgkit view WS` draws the view again)
+    kgkit undo -w WS         restore the graph as it was before the last apply (byte for byte); stale as apply
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from kgkit.cli import options as o
 from kgkit.cli.display import plain
 
 __all__ = ["apply_cmd", "resolve_cmd", "review_cmd", "undo_cmd"]
+
+
+def _say_stale(stale: dict[str, str]) -> None:
+    """One line per artefact the change left out of date, with what brings it up to date (kgkit's own words)."""
+    for name, why in stale.items():
+        typer.echo(f"stale: {name}: {why}")
 
 
 def _decision_errors() -> Any:
@@ -151,8 +158,8 @@ def apply_cmd(
     domain: str | None = typer.Option(None, help="Domain whose symmetric relation types reject both ways."),
     lock_timeout: float = o.LOCK_TIMEOUT,
 ) -> None:
-    """Apply the accepted decisions to the graph; write the journal that `kgkit undo` uses; communities and the
-    view are refreshed, the search index and narrative marked stale."""
+    """Apply the accepted decisions to the graph; write the journal that `kgkit undo` uses; communities are found
+    again; graph.html is removed and marked stale with the search index and narrative (`kgkit view WS` draws it)."""
     from kgkit.workflows.resolve import apply
 
     ws = o.open_workspace(workspace)
@@ -163,12 +170,14 @@ def apply_cmd(
             o.fail(f"decisions file error: {exc}\nnothing was changed")
     if not done.changed:
         typer.echo("nothing to apply: the graph already reflects every decision")
+        _say_stale(done.stale)
         return
     if done.undone:
         typer.echo(f"undone {', '.join(done.undone)} first: they merged entities now kept apart (a veto)")
     typer.echo(f"applied {done.applied} decision(s): {done.merged_away} entities merged away; "
                f"{len(done.before.entities)} -> {len(done.graph.entities)} entities, {len(done.before.relations)} -> "
                f"{len(done.graph.relations)} relations" + (f"\njournal {ws.path(done.journal)}" if done.journal else ""))
+    _say_stale(done.stale)
 
 
 def undo_cmd(workspace: Path = o.WORKSPACE, lock_timeout: float = o.LOCK_TIMEOUT) -> None:
@@ -186,3 +195,4 @@ def undo_cmd(workspace: Path = o.WORKSPACE, lock_timeout: float = o.LOCK_TIMEOUT
     except WorkspaceError as exc:
         o.fail(f"error: {exc}")
     typer.echo(f"undone {done.journal}: {ws.path('graph.json')} restored")
+    _say_stale(done.stale)

@@ -178,7 +178,8 @@ class Generation:
             if sha is not None:
                 artefacts[name] = {"sha256": sha, "bytes": (ws.root / name).stat().st_size, "generation": number}
         gone = self._fresh | {k for k, v in self._files.items() if v is None}
-        stale = {k: v for k, v in {**old.stale, **self._stale}.items() if k not in gone}
+        stale = {k: v for k, v in old.stale.items() if k not in gone}
+        stale.update({k: v for k, v in self._stale.items() if k not in self._fresh})  # removed and stale: both said
         manifest = Manifest(generation=number, step=self.step, artefacts=dict(sorted(artefacts.items())),
                             config={**old.config, **self.config}, stale=dict(sorted(stale.items())))
         atomic_write_bytes(ws.root / MANIFEST, (json.dumps(manifest.to_json_dict(), indent=1, sort_keys=True)

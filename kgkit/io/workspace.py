@@ -129,6 +129,7 @@ class Workspace:
             raise WorkspaceError(f"{self.root}: no such workspace folder")
         self.notes: list[str] = []
         self._held = 0
+        self._manifest: tuple[tuple[int, int, int] | None, Manifest] | None = None  # (file identity, parsed)
         if self.state_dir.is_dir():
             self._recover_if_idle()
 
@@ -177,15 +178,23 @@ class Workspace:
 
     def manifest(self) -> Manifest:
         """The current generation's manifest (generation 0, nothing recorded, for a workspace kgkit never
-        committed to, e.g. one written before manifests existed)."""
+        committed to, e.g. one written before manifests existed). Parsed once per version of manifest.json:
+        a call costs one `stat` while the file is the one parsed last (same inode, mtime and size; every
+        commit replaces the file, so a new generation is always read anew)."""
         path = self.root / MANIFEST
+        identity = _identity(path)
+        if identity is not None and self._manifest is not None and self._manifest[0] == identity:
+            return self._manifest[1]
         try:
-            data = json.loads(path.read_bytes())
-        except FileNotFoundError:
-            return Manifest()
+            data, identity = _read_or_none(path)
+            if data is None:
+                self._manifest = None
+                return Manifest()
+            manifest = Manifest.from_json_dict(json.loads(data), source=str(path))
         except (OSError, ValueError) as exc:
             raise WorkspaceError(f"{path}: cannot read the manifest: {exc}") from None
-        return Manifest.from_json_dict(data, source=str(path))
+        self._manifest = (identity, manifest)
+        return manifest
 
     def exists(self, name: str) -> bool:
         """Whether the current generation has `name` (what a commit in flight adds or removes does not count)."""

@@ -131,4 +131,4 @@ def register_writes(server: MCPServer, ws: Workspace, *, allow: frozenset[str], 
             done = _write(apply_workflow, ws, lock_timeout=lock_timeout)
             return {"schema": "kgkit.apply/1", "changed": done.changed, "applied": done.applied,
                     "merged_away": done.merged_away, "journal": done.journal, "undone": done.undone,
-                    "generation": done.generation}
+                    "generation": done.generation, "stale": done.stale}

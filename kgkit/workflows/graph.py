@@ -1,7 +1,9 @@
 """The graph workflows over a Workspace: build (extractions -> graph), import a graph made elsewhere (a sift-kg
-project), communities, view, and the one way a changed graph is committed (`commit_graph`: fresh communities
-and view in the same generation; search index and narrative marked stale). Decisions survive a rebuild:
-`replay_decisions` applies decisions.yaml again to a graph built anew.
+project), communities, view, and the ways a changed graph is committed: `commit_graph` (fresh communities and
+view in the same generation; search index and narrative marked stale) and `COMMIT_CHANGE_STEPS`, the steps that
+end `apply` and `undo` (fresh communities; the view removed and marked stale with the index and narrative, for
+the next `kgkit view`, `kgkit index` or search, `kgkit narrate` to bring up to date). Decisions survive a
+rebuild: `replay_decisions` applies decisions.yaml again to a graph built anew.
 
 >>> import tempfile
 >>> from kgkit.testing.workspaces import sample_workspace
@@ -39,14 +41,17 @@ from kgkit.io.workspace import (
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
 from kgkit.stages.splits import SplitSpec
+from kgkit.workflows.pipeline import Step
 from kgkit.workflows.settings import Settings
 
-__all__ = ["BuildResult", "Imported", "as_workspace", "build", "commit_graph", "communities", "domain_of",
-           "import_graph", "import_siftkg", "mark_stale_if_changed", "read_graph", "rebuild_graph", "replay_decisions",
-           "split_options", "stage_files", "view", "view_html", "workspace_splits", "write_graph_outputs"]
+__all__ = ["COMMIT_CHANGE_STEPS", "BuildResult", "Imported", "as_workspace", "build", "commit_change", "commit_graph",
+           "communities", "domain_of", "find_communities", "import_graph", "import_siftkg", "mark_stale_if_changed",
+           "read_graph", "rebuild_graph", "replay_decisions", "split_options", "stage_files", "view", "view_html",
+           "workspace_splits", "write_graph_outputs"]
 
 DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
                     "narrative.md": "the graph changed: run `kgkit narrate WS`"}
+VIEW_STALE = "the graph changed: run `kgkit view WS` to draw it again"
 
 
 def as_workspace(workspace: Workspace | str | os.PathLike[str]) -> Workspace:
@@ -92,13 +97,15 @@ def view_html(ws: Workspace, graph: Graph, view_nodes: int) -> str:
         return graph_html(graph, max_nodes=view_nodes)
 
 
-def mark_stale_if_changed(gen: Generation, graph_bytes: bytes) -> None:
-    """Mark the search index and narrative stale when the graph's bytes change (and they exist)."""
+def mark_stale_if_changed(gen: Generation, graph_bytes: bytes, *, view: bool = False) -> None:
+    """Mark the search index and narrative stale when the graph's bytes change (and they exist); `view`: the
+    view too (graph.html, which the caller does not draw again)."""
     ws = gen.workspace
     entry = ws.manifest().artefacts.get(GRAPH)
     if entry is not None and entry["sha256"] == sha256_hex(graph_bytes):
         return
-    gen.mark_stale({name: why for name, why in DERIVED_BY_GRAPH.items() if ws.exists(name)})
+    derived = {**DERIVED_BY_GRAPH, VIEW: VIEW_STALE} if view else DERIVED_BY_GRAPH
+    gen.mark_stale({name: why for name, why in derived.items() if ws.exists(name)})
 
 
 @dataclass
@@ -210,6 +217,33 @@ def stage_files(gen: Generation, files: Sequence[tuple[str, bytes | None]]) -> N
             gen.write_bytes(name, data)
 
 
+def find_communities(graph: Graph, settings: Settings) -> tuple[Graph, Communities]:
+    """The graph's communities (the settings' seed and method) and the graph that carries them."""
+    comms = detect_communities(graph, seed=settings.seed, method=settings.community_method)
+    return assign_communities(graph, comms), comms
+
+
+def commit_change(ws: Workspace, graph: Graph, communities: Communities, files: Sequence[tuple[str, bytes | None]],
+                  step: str) -> tuple[int]:
+    """Commit a graph a decision changed (apply, undo) and its communities, with `files` (name -> bytes, None to
+    remove), as one generation: graph.html is removed and marked stale (a view of the graph before would
+    mislead, and drawing it is left to the next `kgkit view`), and so are the index and narrative (marked)."""
+    gen = ws.begin(step)
+    graph_bytes = graph.to_json_bytes(end=b"\n")
+    mark_stale_if_changed(gen, graph_bytes, view=True)
+    write_graph_outputs(gen, graph, communities, write_view=False, view_nodes=0, graph_bytes=graph_bytes)
+    stage_files(gen, files)
+    return (gen.commit(),)
+
+
+COMMIT_CHANGE_STEPS = (
+    Step("communities", find_communities, inputs=("graph", "settings"), outputs=("graph", "communities")),
+    Step("commit", commit_change, inputs=("ws", "graph", "communities", "files", "step"), outputs=("generation",)),
+)
+"""The end of `apply` and `undo`: the changed graph's communities found, then graph, communities and `files`
+committed, the derived artefacts marked stale."""
+
+
 def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tuple[str, bytes | None]] = (),
                  seed: int | None = None, method: str | None = None, write_view: bool = True,
                  view_nodes: int | None = None) -> tuple[Graph, Communities, int]:
@@ -219,8 +253,7 @@ def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tupl
     seed = config.seed if seed is None else seed
     method = config.community_method if method is None else method
     view_nodes = config.view_nodes if view_nodes is None else view_nodes
-    comms = detect_communities(graph, seed=seed, method=method)  # type: ignore[arg-type]
-    graph = assign_communities(graph, comms)
+    graph, comms = find_communities(graph, config.model_copy(update={"seed": seed, "community_method": method}))
     gen = ws.begin(step, config={"seed": seed, "community_method": method, "view_nodes": view_nodes})
     mark_stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
     write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=view_nodes)

@@ -1,6 +1,8 @@
 """Entity resolution over a Workspace: resolve (candidates + policy decisions), record a person's decisions,
-apply them (graph + journal, with communities and view refreshed in the same generation) and undo the last
-apply. The search index and the narrative are marked stale whenever the graph changes.
+apply them and undo the last apply, each a few declared steps (`APPLY_STEPS`, `UNDO_STEPS`, then
+kgkit.workflows.graph's `COMMIT_CHANGE_STEPS`): graph, journal and communities in one generation, and what
+derives from the graph marked stale instead of rebuilt inline: graph.html (removed until `kgkit view` draws it
+again), the search index (`kgkit search` brings it up to date), the narrative (`kgkit narrate`).
 
 >>> import tempfile
 >>> from kgkit.testing.workspaces import sample_workspace
@@ -12,8 +14,8 @@ apply. The search index and the narrative are marked stale whenever the graph ch
 >>> pair = (found.pending[0].source, found.pending[0].target)
 >>> _ = record(ws, [person_decision("merge", pair, why="same man, misspelt")])
 >>> applied = apply(ws)
->>> applied.changed, len(ws.journal_names())
-(True, 1)
+>>> applied.changed, len(ws.journal_names()), sorted(applied.stale)
+(True, 1, [])
 >>> undo(ws).journal, len(ws.journal_names())
 ('journal/0001.json', 0)
 """
@@ -29,6 +31,7 @@ from typing import Any
 from kgkit import io
 from kgkit.core.domain import DomainError
 from kgkit.core.graph import Graph
+from kgkit.io.atomic import dumps_json
 from kgkit.io.decisions import (
     CANDIDATES_FILE,
     DECISIONS_FILE,
@@ -51,13 +54,16 @@ from kgkit.stages.resolve import (
     pending,
 )
 from kgkit.stages.resolve import undo as undo_stage
+from kgkit.stages.resolve.apply import Applied as AppliedGraph
 from kgkit.stages.resolve.apply import journal_between
 from kgkit.stages.resolve.regroup import kept_apart_candidates
 from kgkit.stages.resolve.split import split_specs
-from kgkit.workflows.graph import as_workspace, commit_graph, read_graph, rebuild_graph
+from kgkit.workflows.graph import COMMIT_CHANGE_STEPS, as_workspace, read_graph, rebuild_graph
+from kgkit.workflows.pipeline import Step, execute
+from kgkit.workflows.settings import Settings
 
-__all__ = ["Applied", "Resolved", "Undone", "apply", "candidates", "decisions", "merged_away", "record", "resolve",
-           "symmetric_types", "undo"]
+__all__ = ["APPLY_STEPS", "UNDO_STEPS", "Applied", "Resolved", "Undone", "apply", "candidates", "decisions",
+           "merged_away", "record", "resolve", "symmetric_types", "undo"]
 
 
 @dataclass
@@ -88,6 +94,7 @@ class Applied:
     merged_away: int = 0
     generation: int = 0
     undone: list[str] = field(default_factory=list)  # journals undone first: they held merges now kept apart
+    stale: dict[str, str] = field(default_factory=dict)  # artefacts now out of date (name -> what to run)
     changed: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -101,6 +108,7 @@ class Undone:
     journal: str
     graph: Graph
     generation: int
+    stale: dict[str, str] = field(default_factory=dict)  # artefacts now out of date (name -> what to run)
 
 
 def symmetric_types(graph: Graph, domain: str | None = None) -> frozenset[str]:
@@ -227,10 +235,86 @@ def _undo_journals(ws: Workspace, base: Graph, names: Sequence[str]) -> tuple[Gr
     return base, files
 
 
+@dataclass(frozen=True)
+class _Change:
+    """What applying the decisions makes of the graph: the stage's result (its graph without communities: they
+    are found again), the journals undone first (a veto), the journal files to write or remove, the new journal."""
+
+    out: AppliedGraph
+    undone: list[str]
+    files: list[tuple[str, bytes | None]]
+    journal: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.journal is not None or bool(self.undone)
+
+
+def _read_graph(ws: Workspace) -> tuple[Graph]:
+    return (read_graph(ws),)
+
+
+def _read_decisions(ws: Workspace) -> tuple[list[Decision]]:
+    return (read_decisions(ws),)
+
+
+def _apply_decisions(ws: Workspace, before: Graph, decisions: list[Decision], domain: str | None) -> tuple[_Change]:
+    """The decisions applied to the graph (see `apply`); communities are derived: the journal records the merge
+    itself, they are found again afterwards."""
+    base = without_communities(before)
+    specs = split_specs(decisions)
+    rejects = any(d.kind == "reject_relation" for d in decisions)  # only then does a symmetric type matter
+    symmetric = symmetric_types(before, domain) if rejects else frozenset()
+    if [s.new_id for s in specs] != list(before.meta.get("splits", [])):  # a split made or withdrawn
+        undone, files = [], {}
+        out = apply_decisions(rebuild_graph(ws, splits=specs), decisions, symmetric=symmetric)
+        out = replace(out, journal=journal_between(base, out.graph, out.journal.entries, out.mapping))
+    else:
+        undone = _to_undo(ws, decisions)
+        base, files = _undo_journals(ws, base, undone)
+        out = apply_decisions(base, decisions, symmetric=symmetric)
+    name: str | None = None
+    if out.journal.before_sha256 != out.journal.after_sha256:  # else an undo alone (or nothing) is the change
+        kept = [n for n in ws.journal_names() if n not in undone]
+        name = f"{JOURNAL_DIR}/{int(PurePosixPath(kept[-1]).stem) + 1 if kept else 1:04d}.json"
+        files[name] = dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"
+    return (_Change(out=out, undone=undone, files=sorted(files.items()), journal=name),)
+
+
+APPLY_STEPS = (
+    Step("graph", _read_graph, inputs=("ws",), outputs=("before",)),
+    Step("decisions", _read_decisions, inputs=("ws",), outputs=("decisions",)),
+    Step("apply", _apply_decisions, inputs=("ws", "before", "decisions", "domain"), outputs=("change",)),
+)
+"""`apply` up to the change: graph and decisions read, decisions applied; when the graph changed,
+`COMMIT_CHANGE_STEPS` (communities, commit) follow."""
+
+
+def _undo_last(ws: Workspace) -> tuple[str, Graph, list[tuple[str, bytes | None]]]:
+    """The last apply undone: its journal's name, the graph restored (without communities), the journal files
+    (the journal moved to NNNN.undone-<hash>.json)."""
+    names = ws.journal_names()
+    if not names:
+        raise WorkspaceError("nothing to undo: no applied journal in this workspace")
+    journal = read_journal(ws, names[-1])
+    restored = undo_stage(without_communities(read_graph(ws)), journal)
+    kept = f"{names[-1][:-5]}.undone-{journal.after_sha256[:12]}.json"
+    return names[-1], restored, [(names[-1], None), (kept, ws.read_bytes(names[-1]))]
+
+
+UNDO_STEPS = (
+    Step("undo", _undo_last, inputs=("ws",), outputs=("journal", "graph", "files")),
+    *COMMIT_CHANGE_STEPS,
+)
+"""`undo`: the last journal undone, then the restored graph's communities found and everything committed."""
+
+
 def apply(workspace: Workspace | str | os.PathLike[str], *, domain: str | None = None,
           lock_timeout: float = 60.0) -> Applied:
-    """Apply the accepted decisions: the merged graph, its journal (journal/NNNN.json), fresh communities and
-    view, one generation. Nothing is written when the graph already reflects every decision.
+    """Apply the accepted decisions: the merged graph with its communities and its journal (journal/NNNN.json),
+    one generation; graph.html is removed and, with the search index and narrative, marked stale
+    (`Applied.stale`): `kgkit view WS` draws it again. Nothing is written when the graph already reflects every
+    decision.
 
     A keep-apart decision (a person's veto) on entities an earlier apply merged undoes that apply and every
     later one first (their journals are kept as NNNN.undone-<hash>.json, as `undo` does), then applies all
@@ -240,44 +324,25 @@ def apply(workspace: Workspace | str | os.PathLike[str], *, domain: str | None =
     extractions with the splits, then applies every decision; its journal still undoes it exactly."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="apply"):
-        before = read_graph(ws)
-        made = read_decisions(ws)
-        # communities are derived: the journal records the merge itself; they are found again afterwards
-        base = without_communities(before)
-        specs = split_specs(made)
-        symmetric = symmetric_types(before, domain)
-        if [s.new_id for s in specs] != list(before.meta.get("splits", [])):  # a split made or withdrawn
-            undone, files = [], {}
-            out = apply_decisions(rebuild_graph(ws, splits=specs), made, symmetric=symmetric)
-            out = replace(out, journal=journal_between(base, out.graph, out.journal.entries, out.mapping))
-        else:
-            undone = _to_undo(ws, made)
-            base, files = _undo_journals(ws, base, undone)
-            out = apply_decisions(base, made, symmetric=symmetric)
-        if not undone and out.journal.before_sha256 == out.journal.after_sha256:
-            return Applied(before=before, graph=before, journal=None, generation=ws.manifest().generation)
-        kept = [n for n in ws.journal_names() if n not in undone]
-        name: str | None = None
-        if out.journal.before_sha256 != out.journal.after_sha256:  # else the undo alone was the change
-            name = f"{JOURNAL_DIR}/{int(PurePosixPath(kept[-1]).stem) + 1 if kept else 1:04d}.json"
-            files[name] = io.dumps_json(out.journal.model_dump(mode="json")).encode() + b"\n"
-        graph, _, number = commit_graph(ws, out.graph, step="apply", extra=sorted(files.items()))
-    done = sum(e.status == "applied" for e in out.journal.entries)
-    return Applied(before=before, graph=graph, journal=name, applied=done, merged_away=len(out.mapping),
-                   generation=number, undone=undone)
+        done = execute(APPLY_STEPS, {"ws": ws, "domain": domain})
+        change: _Change = done["change"]
+        if not change.changed:
+            return Applied(before=done["before"], graph=done["before"], journal=None,
+                           generation=ws.manifest().generation, stale=dict(ws.manifest().stale))
+        done = execute(COMMIT_CHANGE_STEPS, {**done, "graph": change.out.graph, "files": change.files, "step": "apply",
+                                             "settings": Settings.of(ws)})
+    entries = change.out.journal.entries
+    return Applied(before=done["before"], graph=done["graph"], journal=change.journal,
+                   applied=sum(e.status == "applied" for e in entries), merged_away=len(change.out.mapping),
+                   generation=done["generation"], undone=change.undone, stale=dict(ws.manifest().stale))
 
 
 def undo(workspace: Workspace | str | os.PathLike[str], *, lock_timeout: float = 60.0) -> Undone:
-    """Restore the graph as it was before the last apply (the same entities and relations, byte for byte
-    in graph.json once communities are found again) and pop its journal, one generation."""
+    """Restore the graph as it was before the last apply (the same entities and relations, byte for byte in
+    graph.json, communities found again) and pop its journal, one generation; graph.html, the search index and
+    the narrative are marked stale as `apply` marks them (`Undone.stale`)."""
     ws = as_workspace(workspace)
     with ws.writer(lock_timeout=lock_timeout, step="undo"):
-        names = ws.journal_names()
-        if not names:
-            raise WorkspaceError("nothing to undo: no applied journal in this workspace")
-        journal = read_journal(ws, names[-1])
-        restored = undo_stage(without_communities(read_graph(ws)), journal)
-        kept = f"{names[-1][:-5]}.undone-{journal.after_sha256[:12]}.json"
-        graph, _, number = commit_graph(ws, restored, step="undo",
-                                        extra=[(names[-1], None), (kept, ws.read_bytes(names[-1]))])
-    return Undone(journal=names[-1], graph=graph, generation=number)
+        done = execute(UNDO_STEPS, {"ws": ws, "step": "undo", "settings": Settings.of(ws)})
+    return Undone(journal=done["journal"], graph=done["graph"], generation=done["generation"],
+                  stale=dict(ws.manifest().stale))

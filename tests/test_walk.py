@@ -1,0 +1,45 @@
+"""`kgkit apply` and `kgkit undo` walk through few rooms (kgkit modules) and come back to few of them: the
+measure of bench/walk.py (its docstring defines it), on the small sample workspace."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from kgkit.testing.workspaces import sample_workspace
+from kgkit.workflows.graph import read_graph
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_ROOMS = {"apply": 18, "undo": 14}  # measured 29 and 23 before apply/undo became declared steps (issue 28)
+
+
+def _walk_module():
+    spec = importlib.util.spec_from_file_location("bench_walk", ROOT / "bench" / "walk.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_apply_and_undo_walk_through_few_rooms(tmp_path):
+    walk = _walk_module()
+    ws = sample_workspace(tmp_path)
+    entities = len(read_graph(ws).entities)
+    pair = walk.record_one_decision(ws.root)
+    walks = walk.walk_apply_undo(ws.root)
+    assert pair == ("Person:charles babage", "Person:charles babbage")
+    assert len(read_graph(ws).entities) == entities  # undone: the merge was applied, then taken back
+    for name, limit in MAX_ROOMS.items():
+        rooms = walks[name].rooms
+        assert rooms[0] == "cli/resolve", rooms  # the walk starts at the command
+        assert len(rooms) <= limit, f"kgkit {name} walks through {len(rooms)} rooms: {rooms}"
+        assert not any(room.startswith("views/") for room in rooms), rooms  # no view drawn inline
+    assert walks["apply"].steps.count("workflows/pipeline") >= 1  # the declared steps ran
+
+
+def test_the_walk_counts_rooms_and_climbs_back():
+    walk = _walk_module().Walk(steps=["cli/a", "io/w", "cli/a", "io/w", "cli/a", "core/g", "io/w"])
+    assert walk.rooms == ["cli/a", "io/w", "core/g"]
+    assert walk.climbs() == [("io/w", "cli/a"), ("cli/a", "io/w"), ("core/g", "io/w")]  # a loop counts once
+    assert walk.climbs_back == 3 and walk.reentries == 4
