@@ -44,11 +44,11 @@ demo: install
 
 # every test, slow ones included (what CI runs)
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # quick loop while developing
 test-fast: install
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not slow"
 
 # re-pin every package after a change to pyproject.toml
 lock:
