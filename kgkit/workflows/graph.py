@@ -70,8 +70,9 @@ def domain_of(domain: Domain | str) -> Domain:
 
 
 def write_graph_outputs(gen: Generation, graph: Graph, comms: Communities, *, write_view: bool,
-                         view_nodes: int, graph_bytes: bytes | None = None, view: str | None = None) -> dict[str, str]:
-    """Stage graph.json, communities.json and graph.html (or drop a view that would now be stale).
+                         view_nodes: int, graph_bytes: bytes | None = None, view: str | None = None,
+                         drop_view: bool = True) -> dict[str, str]:
+    """Stage graph.json, communities.json and graph.html (or, `drop_view`, drop a view that would now be stale).
     `graph_bytes` and `view`: graph.json's bytes and graph.html's text (`view_html`'s) when the caller made them
     already (an add draws the view in another process)."""
     root = gen.workspace.root
@@ -81,7 +82,7 @@ def write_graph_outputs(gen: Generation, graph: Graph, comms: Communities, *, wr
     if write_view:
         gen.write_text(VIEW, view if view is not None else view_html(gen.workspace, graph, view_nodes))
         outputs["view"] = str(root / VIEW)
-    elif gen.workspace.exists(VIEW):
+    elif drop_view and gen.workspace.exists(VIEW):
         gen.remove(VIEW)  # a view of an older graph would mislead
     return outputs
 
@@ -227,11 +228,15 @@ def commit_change(ws: Workspace, graph: Graph, communities: Communities, files: 
                   step: str) -> tuple[int]:
     """Commit a graph a decision changed (apply, undo) and its communities, with `files` (name -> bytes, None to
     remove), as one generation: graph.html is removed and marked stale (a view of the graph before would
-    mislead, and drawing it is left to the next `kgkit view`), and so are the index and narrative (marked)."""
+    mislead, and drawing it is left to the next `kgkit view`; kept when the graph is unchanged), and so are the
+    index and narrative (marked)."""
     gen = ws.begin(step)
     graph_bytes = graph.to_json_bytes(end=b"\n")
+    entry = ws.manifest().artefacts.get(GRAPH)
+    unchanged = entry is not None and entry["sha256"] == sha256_hex(graph_bytes)  # its view is still right: kept
     mark_stale_if_changed(gen, graph_bytes, view=True)
-    write_graph_outputs(gen, graph, communities, write_view=False, view_nodes=0, graph_bytes=graph_bytes)
+    write_graph_outputs(gen, graph, communities, write_view=False, view_nodes=0, graph_bytes=graph_bytes,
+                        drop_view=not unchanged)
     stage_files(gen, files)
     return (gen.commit(),)
 
