@@ -163,3 +163,17 @@ def test_the_vendored_renderer_carries_its_licenses_and_build_recipe() -> None:
         mit = (vendor / "licenses" / f"{package}.txt").read_text(encoding="utf-8")
         assert "Permission is hereby granted, free of charge" in " ".join(mit.split())  # the MIT license text
     assert renderer_js().startswith("/*! kgkit explorer renderer") and "var KGKIT_SIGMA=" in renderer_js()
+
+
+def test_an_apply_that_leaves_the_graph_as_it_was_keeps_its_view(tmp_path) -> None:
+    from kgkit.core.decisions import person_decision
+    from kgkit.io.workspace import VIEW
+    from kgkit.testing.workspaces import sample_workspace
+    from kgkit.workflows.graph import view
+    from kgkit.workflows.resolve import apply, record
+
+    ws = sample_workspace(tmp_path)
+    record(ws, [person_decision("keep_apart", ("Person:charles babage", "Person:charles babbage"), who="t")])
+    view(ws)
+    before = ws.path(VIEW).read_bytes()
+    assert "graph.html" not in apply(ws).stale and ws.path(VIEW).read_bytes() == before  # still the graph's view
