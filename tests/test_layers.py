@@ -426,23 +426,10 @@ def arrows_back_up(modules: Sequence[Parsed] = PARSED) -> list[str]:
     return found
 
 
-# Circles being taken apart elsewhere: a package holding the whole circle -> why it is still there. An entry
-# whose circle is gone fails the test as well, so the list only shrinks.
-CYCLES_BEING_REMOVED = {
-    "kgkit.extractors.offline": "cues.py and roles.py import the package's load_model (for their doctests), and the "
-                                "package imports them through extractor.py; the offline modules are being rewritten "
-                                "(issue 28)",
-}
-
-
 def test_no_import_cycles():
-    components = _strongly_connected(import_graph(at_import_only=False))
-    held = {prefix: [c for c in components if all(_within(m, prefix) for m in c)] for prefix in CYCLES_BEING_REMOVED}
-    found = [text for c, text in zip(components, cycles()) if not any(c in cs for cs in held.values())]
+    found = cycles()
     assert not found, _report("import cycles over every static import, in functions too (python bench/imports.py)",
                               found)
-    gone = [prefix for prefix, cs in held.items() if not cs]
-    assert not gone, f"no import circle is left in {gone}: remove it from CYCLES_BEING_REMOVED"
 
 
 def test_no_arrows_back_up():

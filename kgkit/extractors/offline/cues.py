@@ -161,6 +161,6 @@ def entity_tokens(token: Token) -> list[Token]:
 
 
 def _nlp() -> Language:  # the extractor's model, for the examples above
-    from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+    from kgkit.extractors.offline.loading import DEFAULT_MODEL, load_model
 
     return load_model(DEFAULT_MODEL)

