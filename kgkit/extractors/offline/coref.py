@@ -44,6 +44,8 @@ from kgkit.core.domain import Domain
 from kgkit.core.given_names import GIVEN_NAMES
 from kgkit.core.records import ChunkExtraction, DocumentExtraction, ExtractedEntity, ExtractedRelation
 from kgkit.core.stage import stage
+from kgkit.extractors.offline.lexicon import NAME_PARTICLES
+from kgkit.extractors.offline.wordlists import words
 
 __all__ = ["WordStats", "coref_documents", "parse_votes"]
 
@@ -53,8 +55,8 @@ REPEAT_WEIGHT = 0.3
 STRONG_CUE = 2.0  # a vote this strong (a head word, a classifying noun) is not outweighed by a name part's
 LOWER_RATIO = 3  # a one-word name written in lower case this many times as often as capitalised is a common word
 UNTYPED_LABEL = "NAME"  # the offline extractor's label for a proper-noun run its NER left out  # within a document, every mention's vote but the strongest counts this share
-_PARTICLES = frozenset(["de", "del", "della", "der", "di", "da", "das", "do", "dos", "du", "la", "le", "van", "von", "ten", "ter", "al", "el", "bin", "ibn", "ben", "st", "st.", "jr", "jr.", "sr", "sr."])
-_FUNCTION = frozenset(["of", "the", "and", "for", "on", "in", "at", "to", "&", "de", "la", "le", "du", "des", "del", "der", "von", "van"])
+_PARTICLES = NAME_PARTICLES | words("coref", "particles")
+_FUNCTION = words("coref", "function")
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“”(\[]|\n\s*\n|\n)\s*$")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.lexicon import CLASSIFIERS, HEADS, PREFIXES, TITLES
+from kgkit.extractors.offline.wordlists import table, words
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -16,24 +17,10 @@ if TYPE_CHECKING:
 __all__ = ["AUTHORED", "AWARDED", "BORN", "DISTANCE", "MADE_BY", "NAMING", "NOUNS", "RENAMED_LABELS", "TAXA", "WAYS",
            "entity_tokens", "entity_words", "head_label", "head_word", "outside_title", "placed", "renamed_label", "with_people"]
 
-WAYS = frozenset(["road", "route", "highway", "motorway", "railway", "railroad", "line", "ferry", "bridge", "tunnel",
-                  "trail", "path", "canal", "pipeline", "journey", "trip", "voyage", "flight"])
-TAXA = frozenset(["genus", "subgenus", "family", "subfamily", "superfamily", "tribe", "subtribe", "order", "suborder",
-                  "clade", "phylum", "species", "subspecies"])
-NAMING = frozenset(["know", "name", "rename", "call", "spell", "refer", "dub", "nickname", "style", "title", "retitle"])
-RENAMED_LABELS = frozenset(["PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "PRODUCT", "EVENT"])
-# classifying nouns beside those of kgkit.extractors.offline.lexicon ("X is a seaside resort", "X, the Jewish scripture")
-NOUNS = {**{w: "GPE" for w in ("resort", "community")}, "side": "ORG",
-         **{w: "FAC" for w in ("monastery", "abbey", "convent", "basilica", "chapel", "shrine", "priory", "fortress",
-                               "citadel", "lighthouse", "synagogue")}, **{w: "LOC" for w in ("isthmus", "site")},
-         **{w: "EVENT" for w in ("ceremony", "parade")}, **{w: "WORK_OF_ART" for w in ("scripture", "epic")},
-         **{w: "PRODUCT" for w in ("boat", "tank")}, **CLASSIFIERS}
-BORN = frozenset(["born", "née", "nee"])
-AUTHORED = frozenset(["novel", "novella", "poem", "play", "painting", "sculpture", "memoir", "autobiography", "biography",
-                      "symphony", "opera", "sonata", "concerto", "essay", "diary", "book", "story"])
-MADE_BY = frozenset(["label", "imprint", "airline", "broadcaster", "network"])
-DISTANCE = frozenset(["mile", "miles", "km", "kilometres", "kilometers", "kilometre", "kilometer", "mi"])
-AWARDED = frozenset(["receive", "win", "award", "earn", "confer", "bestow"])
+WAYS, TAXA, NAMING = words("cues", "ways"), words("cues", "taxa"), words("cues", "naming")
+RENAMED_LABELS, BORN, AUTHORED = words("cues", "renamed_labels"), words("cues", "born"), words("cues", "authored")
+MADE_BY, DISTANCE, AWARDED = words("cues", "made_by"), words("cues", "distance"), words("cues", "awarded")
+NOUNS = {**{w: label for label, ws in table("cues", "nouns").items() for w in ws.split()}, **CLASSIFIERS}
 
 
 def head_label(tokens: list[Token]) -> str | None:

@@ -31,7 +31,6 @@ GENERIC = words("lexicon", "generic")
 HEADS: dict[str, str] = {}
 for _label, _words in table("lexicon", "heads").items():
     HEADS.update((_w, _label) for _w in _words.split())
-HEADS.update(dict.fromkeys(["liga", "ligue", "lega"], "ORG"))  # a league in German, Spanish, French, Italian
 
 # a common noun classifying a name beside it -> the label it implies ("the town of X", "X is a German film")
 CLASSIFIERS: dict[str, str] = {}

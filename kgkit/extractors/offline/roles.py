@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from kgkit.extractors.offline.cues import entity_tokens
 from kgkit.extractors.offline.lexicon import CLASSIFIERS
+from kgkit.extractors.offline.wordlists import words
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -17,22 +18,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ALIAS_OPENERS", "alias_of", "role_label"]
 
-UTTER = frozenset(["ask", "reply", "exclaim", "whisper", "shout", "cry", "laugh", "smile", "weep", "sigh", "murmur",
-                   "mutter", "cry", "sob", "grin", "nod", "blush"])  # what people do, not bodies
-SPEECH = UTTER | frozenset(["say", "tell", "answer", "explain", "recall", "remark", "admit", "confess", "insist",
-                            "complain", "recount"])  # what a body's spokesman may do too ("Microsoft said")
-ASKED = frozenset(["ask", "invite", "persuade", "urge", "order", "convince", "encourage", "beg", "instruct", "advise",
-                   "allow", "force", "tell"])
-APPOINTED = frozenset(["appoint", "elect", "nominate", "hire", "crown", "knight", "succeed", "depose", "assassinate",
-                       "murder", "kill", "marry", "dismiss", "sack"])
-ISSUED_BY = frozenset(["release", "publish", "distribute", "manufacture", "market", "reissue", "license", "broadcast",
-                       "operate"])
-MADE_FOR = frozenset(["record", "produce", "animate", "manufacture", "broadcast"])
-PORTED = frozenset(["release", "port", "launch", "develop", "publish", "reissue", "remaster", "available"])
-SIGNED = frozenset(["sign", "loan", "buy", "acquire", "draft", "transfer", "release", "recruit"])
-CAREER = frozenset(["career", "spell", "stint", "loan", "contract"])
-ALIAS_OPENERS = frozenset(["formerly", "or", "also", "alternatively", "previously", "originally", "initially", "née",
-                           "nee", "aka", "a.k.a."])
+UTTER = words("roles", "utter")  # what people do, not bodies
+SPEECH = UTTER | words("roles", "speech")  # what a body's spokesman may do too ("Microsoft said")
+ASKED, APPOINTED, ISSUED_BY = words("roles", "asked"), words("roles", "appointed"), words("roles", "issued_by")
+MADE_FOR, PORTED, SIGNED = words("roles", "made_for"), words("roles", "ported"), words("roles", "signed")
+CAREER, ALIAS_OPENERS = words("roles", "career"), words("roles", "alias_openers")
 
 
 def role_label(root: Token) -> str | None:
