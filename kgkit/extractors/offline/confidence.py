@@ -1,9 +1,5 @@
 """The confidence of each relation rule, measured, read from data/rule_confidence.json.
-
-A rule's confidence is the share of its relations whose two ends are a pair of the gold relations of Re-DocRED
-dev (a lower bound of its precision: the gold is not exhaustive), smoothed towards 0.5 as (hits + 2) / (n + 4).
-`bench/bench_extract.py --write-confidence` counts and writes the file; `--folds 2` fits the counts on one half
-of the dev set and scores them on the other. A rule the file lacks (never measured) has the smoothing's 0.5.
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.confidence.
 
 >>> fit_rule_confidence({"svo": (92, 145), "appos": (0, 0)})
 {'appos': 0.5, 'svo': 0.631}

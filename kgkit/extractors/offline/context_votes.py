@@ -1,27 +1,6 @@
 """Type votes from a name's context that the mention votes (kgkit.extractors.offline.votes, .mentions) leave to
 spaCy's bare label, added after them by the offline extractor.
-
-**A side's adjective** before a common noun ("the Allied armies", "the Fascist tyranny", "a Communist deputy"):
-spaCy often labels such a word ORG; it names no body but the people it ranges the noun with (the Allies, the
-Fascists, the Communists): a Group, as a nationality word before a noun is ("an English actor"). Only the endings
-of a side's adjective ("-ist", "-ied"): an adjective made from a name ("Biblical", "Napoleonic", "Pentecostal",
-"Liberal") may be a body's name too ("the Liberal party"), so those keep their votes.
-
-**A meeting** is an event (the domain's Event: "war, battle, conference"), whatever spaCy's label: a session of a
-body ("the Regular Session of the 73d Congress") and a conference on a subject or in a place ("an Inter-American
-Conference on Problems of War and Peace", "the Conference in Buenos Aires"). Not a conference named alone ("the
-Big Ten Conference", "the National Conference": leagues and parties are bodies) nor an album ("A Blowin' Session").
-
-**Names in one list** ("Harrogate, Hull, Scarborough and York") are mostly of one kind: each gets LIST_WEIGHT
-for every other member's type (at most LIST_CAP in all, `list_votes`). **A name that "he" or "his" goes on**
-is a person (`pronoun_votes`); **an acronym in brackets** after the name it spells is that name (`spelled_out`).
-
-**A name listed with names of one sure kind**, and with nothing but spaCy's label of its own, is of that kind:
-"over Wake and Guam" (Guam a known country: Wake a place, not spaCy's ORG). The list votes of
-kgkit.extractors.offline.mentions give each member a little of its mates' types; that is too little against
-spaCy's label when the mates are sure and the name has nothing else: here it gets enough to win. A name with its
-own cues (a head word, a given name, a place the gazetteer knows) keeps its type.
-"""
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.context_votes."""
 
 from __future__ import annotations
 

@@ -1,24 +1,7 @@
 """Name coreference for offline extractions: one type per name, a short name standing for the full one, names
 that are only capitalised words dropped. Document- and corpus-level steps the per-chunk extractor cannot take
 (it is cached per chunk text), applied after it and before the build.
-
-Only chunks of `quality == "offline"` change; LLM, human and imported extractions pass through as they are.
-
-1. **One type per name.** Every mention carries its extractor's votes (`attributes["votes"]`, e.g.
-   "Location:2.2,Person:1"; a mention without votes votes 1 for its type). A name's type in a document is the
-   sum of its mentions' votes there plus half the votes of the other documents (the corpus-level vote); the
-   evidence goes in `attributes["type_votes"]` ("doc Person:3 Location:1 | corpus Person:12"). A full name of two
-   to four words with no head word borrows the Person vote of its surname (or first name, when a given name) seen
-   alone as a person in the document ("Naess" lends to "Leona Naess": "... | name parts Person:1.3").
-2. **Aliases within a document.** A surname or first name ("Roosevelt"), or a shorter form ("Franklin
-   Roosevelt"), stands for the full person name it belongs to ("Franklin D. Roosevelt"): the one mentioned last
-   before it, else the only one in the document; an acronym ("WPA") for the organisation whose initials it spells.
-   Not a name that votes for a place ("Washington" the city), nor one a head word or a cue gives another type
-   ("Churchill" with a bare Work label joins "Winston Churchill"; with a cue it stays). The mention keeps its span and gets
-   `attributes["surface"]`; relations follow.
-3. **Capitalised words.** A one-word name whose mentions all open a sentence, written in lower case elsewhere
-   in the corpus and never capitalised inside a sentence ("Nationwide", "Hitherto"), is dropped with its relations
-   (a Person too when nothing but spaCy's bare label says it is one: "Hitherto it has been ...").
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.coref.
 
 >>> from kgkit.core.domain import parse_domain
 >>> from kgkit.core.records import *

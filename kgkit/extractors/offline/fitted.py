@@ -1,11 +1,5 @@
 """Fitted weights of the offline extractor's type vote (kgkit.extractors.offline.votes), read from a data file.
-
-Each cue of the vote (spaCy's label, a head word, a classifying noun, a title, the gazetteer, what the context
-says, ...) adds its weight to the type it names; the mention's type is the type with the largest sum. The weights
-are those of a conditional logit model (P(type) = softmax over the voted types of their sums) fitted on gold
-types by `fit_type_weights` (bench/fit_extract.py writes models/type_vote.json; bench/bench_extract.py --folds 2
-fits on one half of the dev set and scores the other). A cue key is a cue name ("head") or a cue name and the
-label it votes ("label:PERSON", "context:GPE"); a key the file lacks falls back to its cue's weight.
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.fitted.
 
     weights = type_weights()                      # the shipped file's, else HAND_WEIGHTS
     with use_type_weights(other):                 # the vote uses `other` inside the block (cross-validation)

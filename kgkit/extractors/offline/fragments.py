@@ -1,25 +1,5 @@
 """Fragments: a mention whose name runs on into a capitalised word beside it is a piece of a longer name.
-
-A name is a run of capitalised words; when the words a mention covers sit directly beside other capitalised
-words that are no part of it ("Nexus [Q]", "[Creve] Coeur Park", "the [Christian] Democrats", "Johan Mølmann
-Anderson [Lysholm Angell]", "[FK] Partizan Belgrade"), the parser cut a longer name and the piece is no name of
-its own. A wrong name in the graph is worse than a missing one, so such a mention is dropped (the same name said
-cleanly elsewhere in the text stays). So is a name glued by a hyphen to the lower-case rest of its word
-("Middle-earth", "Heian-kyō") and a body's or event's name cut before "of" and the name after it ("the Roman
-Catholic Diocese [of Pittsburgh]", "two Africa Cup [of Nations] tournaments"), a name after a capital article inside
-a sentence ("A [Thousand Plateaus]", "An [Bord Pleanála]"), a name in a script without capitals cut beside another
-word of that script ("على [قلى خان]") and a name at the head of a quoted phrase that goes on past it ('" Dr. [Beat] "',
-'" [Tonankai] earthquake "'). Each is a rule of kgkit.extractors.offline.nonnames.NON_NAME_RULES ("date", "quoted
-phrase", "fragment", "cut before of"), so the "non-names" pass drops it with its reason.
-
-Not a sign of a fragment: a word opening a sentence ("In Japan", "Before World War II"), a determiner, preposition
-or other function word ("the", "With", "Like"), a title, honorific or role word ("President William McKinley",
-"Georgia Governor", "U.S. Representative", "Secretaries of State Clinton", "CIA Acting Director"), a word with
-digits ("the Navy R4D aircraft"), a nationality word before a person's name ("Jamaican Roger Mais"), a
-nationality word before a noun ("Soviet Armenian grandmaster", "Canadian Thanksgiving"), a sentence end the parser
-missed ("World War I. Angell was"), an adjective made from a name ("Oscar-nominated", "Houston-based") and a
-quoted title (kept whole by the spans).
-"""
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.fragments."""
 
 from __future__ import annotations
 

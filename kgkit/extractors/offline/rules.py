@@ -1,38 +1,5 @@
 """Relation rules over one parsed text: dependency patterns between two entity mentions of a sentence.
-
-The dependency patterns are data (data/relation_patterns.yaml, run by kgkit.extractors.offline.patterns); the
-rules a pattern cannot say are methods here. Each candidate carries lemmatised predicates, most specific first
-(the domain maps the first it knows to a relation type) and the rule that found it (its confidence is measured
-per rule on Re-DocRED dev, see kgkit.extractors.offline.confidence):
-
-- ``svo``: "Germany invaded Poland" -> "invade"; passive "Poland was invaded by Germany" the same; a participle on
-  a name ("Song of Freedom, a film directed by J. Elder Wills"; "Schneider (born 1963 in Mediaș)") takes the name
-  as its subject.
-- ``verb-prep`` / ``verb-obj-prep``: "Hull met with Molotov" -> "meet with"; "Germany declared war on the United
-  States" -> "declare war on"; "Alexeni is a commune in Ialomița County" -> "be commune in"; "born in" -> "bear in".
-- ``prep``: "Manila in the Philippines" -> "in".
-- ``appos`` / ``appos-prep``: "Hitler, the dictator of Germany" -> "appos dictator of".
-- ``chain``: places in a row, "Salt Lake City, Utah, United States" -> each in the next ("locate in"), unless the
-  gazetteer says one cannot lie in the other ("France, Belgium"); a relation to the first place of a chain
-  ("born in Mediaș, Transylvania") reaches the others.
-- ``nationality``: "Schneider is a German skeleton racer", "the American writer K.C. Constantine" ->
-  "nationality".
-- ``poss``: "Rodin's The Thinker" -> "poss author" (the possessor made the work); "Ghana's Convention People's
-  Party" -> "poss in".
-- ``noun-prep`` and ``co-subject`` (typed only): "the Japanese attack on Pearl Harbor" -> "attack on";
-  "Stalin and Churchill met" -> "meet with".
-- ``kind-of``: "the U.S. state of Oregon", "the U.S. states of Iowa and Ohio" -> each in the first place.
-- ``gazetteer`` / ``gazetteer-far``: a city or region and its country named in one sentence / one piece.
-- ``piece-country``: a piece that defines its topic and names one country only: its other places lie in it.
-- ``transitive`` (kgkit.extractors.offline.extractor): A in B and B in C -> A in C, across sentences.
-
-"he" and "she" stand for the last person named as a subject in the three sentences before (or earlier in the
-same sentence); when a piece opens by defining its topic ("Yandina is a town ...", "X is an American writer"),
-"it", "its", "they" (or "he", "she", "his", "her" for a person) and "the town" stand for that topic. A place is
-a place by spaCy's label or by its voted type ("Lambton County", that spaCy calls ORG). Conjunctions distribute. A `neg` child, "never", "no" on the object or a verb like "failed to"
-marks a relation negated; a modal ("would", "may", "will"), a condition ("if", "unless"), a question or a verb
-like "plan to" / "hope to" makes it hypothetical: it is not asserted (dropped).
-"""
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.rules."""
 
 from __future__ import annotations
 

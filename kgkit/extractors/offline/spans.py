@@ -2,19 +2,7 @@
 kgkit.extractors.offline.passes.run_passes over `Span` records): spaCy's entities, mended where its small model cuts
 or splits names, proper-noun runs and acronyms it left out, and quoted titles (kgkit.extractors.offline.mentions
 cleans and types them; a bare proper-noun run is labelled NAME and kept only if something types it).
-
-- "entities": a year before an event joins it ("2002 Winter Olympics"); a first name left out before a person's
-  name joins it ("Anatoly [Borisovich Chubais]"), and the proper nouns, particles and hyphens after it ("João Paulo
-  de Leiria [e Silva]"), with a nickname or maiden name in brackets or quotes ("Jacqueline (Maranger) Desmarais");
-  lower-case nouns a text left inside an organisation's name join it ("the farm Security Administration";
-  capitalised in the name); a road or a document its number ("U.S. Route 20").
-- "proper runs", "acronyms": what the NER left out.
-- "nationality", "compounds", "particles", "hyphens", "coordinated", "pieces": names cut into pieces joined again
-  (kgkit.extractors.offline.joins).
-- "titles": a quoted title-case phrase, one a sentence defines or a work's noun introduces, is one name replacing
-  the entities inside it (kgkit.extractors.offline.titles).
-- "same everywhere": a name of several words is the same name wherever its words recur; "numbered": "House
-  Document 398"; "editions": "the 2004 NFL Draft", "the 24th Infantry Division" (kgkit.extractors.offline.editions).
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.spans.
 
 >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
 >>> doc = load_model(DEFAULT_MODEL)("Land was sold to the Delaware and Hudson Railroad in 1823.")
@@ -62,7 +50,7 @@ def candidate_spans(doc: Doc, context: PassContext | None = None) -> list[Span]:
 
 
 def _entities(doc: Doc) -> list[Span]:
-    """spaCy's entities, mended (see the module's docstring)."""
+    """spaCy's entities, mended (docs/extraction.md, "Module notes")."""
     ents = list(doc.ents)
     spans: list[Span] = []
     covered = 0  # a person's name taken over the entities after it ("Jacqueline (Maranger) Desmarais")

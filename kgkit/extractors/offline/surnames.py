@@ -2,13 +2,7 @@
 (kgkit.extractors.offline.gazetteer) that are among the 40,000 most frequent surnames of the 1990 U.S. Census (a
 work of the U.S. government, public domain; the `dist.all.last` frequency file as shipped by the MIT-licensed
 `names` 0.3.0 package): "Lincoln", "Preston", "Houston", "Mendoza".
-
-A one-word name spaCy called a person that the gazetteer knows as a city or region votes Location as strongly as
-spaCy's label votes Person ("in Pirna", "Queenstown", "Malabo": a place) unless it is one of these or a given name
-(kgkit.core.given_names): "Lincoln" or "Florence" keeps spaCy's Person (kgkit.extractors.offline.votes). No text
-this project extracts from was read to make the list. 1696 names in data/place_surnames.txt, printed anew by
-`python -m kgkit.extractors.offline place-surnames NAMES_DIR` (the `names` sdist's folder, fetched with `pip
-download`; not a dependency of kgkit).
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.surnames.
 
 >>> "lincoln" in PLACE_SURNAMES, "pirna" in PLACE_SURNAMES
 (True, False)

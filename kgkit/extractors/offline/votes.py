@@ -1,55 +1,5 @@
 """The type votes of one mention: what its label, its words, the gazetteer and its context say it is.
-
-Each cue adds its weight to the type it names (kgkit.extractors.offline.fitted.type_weights: fitted on gold types;
-the hand-set weights, HAND_WEIGHTS, in brackets): spaCy's label (1.0); the name's head word ("... County", "...
-University", "... Act": 2.0), a classifying noun beside it ("the town of X", "X is a German film": 2.5), a title
-(Person, 2.0), a locative preposition before a name spaCy called a person ("in Kwajalein": 1.2) and the gazetteer (a
-country 3.0; a city or region 1.5 for a name of several words or one word spaCy called a person that is neither a
-given name nor a surname places bear (kgkit.extractors.offline.surnames: "Pirna" yes, "Lincoln" no), else 0.8 for
-one word, 1.1 for one word spaCy called an organisation). The context adds what it says of the name (1.5 each):
-
-- a person: a given name opening a name of several words ("Leona Naess"); a parenthesis of birth or death after
-  it ("Georg Jochmann (11 October 1874 ...", "(born 1963"); the agent of a verb of authorship ("directed by X",
-  "voiced by X"); the subject of "die", "marry", "be born"; "married to X"; a kinship noun ("the son of X", "X's
-  wife");
-- a team: the object of "play for", "sign for", "loan to", "a spell with", "a career with" (not a name of several
-  words spaCy called a person: "played for Paul Desmarais"); a body: "a member of X";
-- a work: a year alone in brackets after it ("The Wooden Horse (1950)") or before it after a possessive ("Taito's
-  1986 Arkanoid"); the object or passive subject of a verb of
-  publishing ("Epic released Renegades", "X was published");
-- a place: a compass word before "of" ("southwest of Flagstaff"), "near" or "past" before it, "bordered by" X, or
-  a known region or country just after a comma ("McKees Rocks, Pennsylvania");
-- a group: a nationality word alone ("Americans" is no person), a language's name before a noun ("an English
-  actor");
-- an award: "X-nominated", "X-winning";
-- a taxon: "the genus Ortalis"; a broadcaster's call sign ("CKNL-FM"); a record label: "on the Atlantic label";
-- another name: "a device known as Chromecast", "Klamath Falls was originally named Linkville" (the type of the
-  noun or of the name it renames);
-- more of a place: "on the north by Semien Gondar" (borders listed), "the road to Hillswick" (a way to it), "X is
-  located", "the centrally located X", a distance after it ("Tarns, one-and-a-half miles to the south-west"), "the
-  castle of X" (a facility's noun before "of");
-- an award: the object of "receive", "win", "award" ("received a Bronze Star");
-- more of a person: a parenthesis with "born" ("Nikos Aliagas ( / Níkos Aliágas ; born ..."), a party in
-  brackets after a full name ("Terje Halleland ( Progress Party )"), the owner of a novel, play or painting
-  ("Plautus' play"), kin that a list names ("His children included Srutakarma, Iravan ..."). A person's noun in
-  apposition to a place after "in", "at" or "near", or after a place that is, is someone else's ("born in Berthier,
-  Canada East, the son of ...", "in Münsingen, Württemberg, the third child of ...");
-- what a verb makes of it (kgkit.extractors.offline.roles): a person asks, says, is asked to or appointed; a label or
-  club releases, publishes, signs ("released by Interscope", "signed by Chelsea"); a platform a game is released for
-  ("released for the GameCube": a product); a team's "side", "the basilica of X", a one-word league ("Bundesliga").
-
-A name in brackets or after "also known as" that spells another ("Goght ( formerly Goghot ) is a village") adds
-1.5 for that name's best type when more than its label says so.
-
-Weak cues (1.2: they outweigh a bare label and nothing more): a capitalised "The" inside a sentence before a
-name spaCy called an organisation that has no head word and is no plural ("Manet's The Absinthe Drinker": a
-title); a name listed only with people's full names ("Thalía and Fernando Colunga"; not one word spaCy called an
-organisation: "Microsoft and Bill Gates"). A word of three to six
-capitals spaCy called a person is an acronym (ORG 1.2: "OFLC"); a name spaCy called a person that ends in a
-number is a work or a model ("Ong Bak 2", "Sikorsky S-38": 1.5).
-
-A classifying noun also types the list it introduces ("missiles such as Cirit and UMTAS"), and a city before a
-plural nickname is a team ("Los Angeles Lakers": 2.0).
+More in docs/extraction.md, "Module notes": kgkit.extractors.offline.votes.
 
 >>> from kgkit.extractors.offline import DEFAULT_MODEL, load_model
 >>> from kgkit.extractors.offline.gazetteer import load_places
@@ -191,7 +141,7 @@ def _listed(root: Token) -> str | None:
 
 
 def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str | None:
-    """What the words around a name say it is (see the module's docstring), or None."""
+    """What the words around a name say it is (docs/extraction.md, "Module notes"), or None."""
     head = root.head
     end = tokens[-1].i + 1
     if end + 2 < len(doc) and doc[end].text == "(":
