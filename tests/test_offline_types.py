@@ -1,5 +1,5 @@
 """Entity types from the offline extractor's context cues and gazetteer spellings (issue 15, rules 8), and from what
-a name does in its sentence (rules 9: kgkit.extractors.offline.roles; one-word leagues, facilities "of" X, places
+a name does in its sentence (rules 9: kgkit.extractors.offline.cues; one-word leagues, facilities "of" X, places
 after a placed one): what a name's sentence says it is when spaCy's small model gives it one bare label, and the
 cases each cue must leave alone."""
 

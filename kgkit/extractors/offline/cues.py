@@ -1,6 +1,9 @@
 """Context words and checks for the offline extractor's type votes (kgkit.extractors.offline.votes): classifying
 nouns beside the lexicon's, what a name is another name of ("a device known as Chromecast"), a name listed only
-with people, a person's noun that belongs to someone else. English words only, none taken from a corpus.
+with people, a person's noun that belongs to someone else, the role a verb gives a name ("Palaestra says",
+"asked Omer Beriziky to form", "released by Avex Trax", "signed by Chelsea", "recorded for Windham Hill") and the
+name it is another spelling of ("Goght (formerly Goghot)", "also known as Beijing Shougang"). English words only,
+none taken from a corpus.
 """
 
 from __future__ import annotations
@@ -14,13 +17,19 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Token
 
-__all__ = ["AUTHORED", "AWARDED", "BORN", "DISTANCE", "MADE_BY", "NAMING", "NOUNS", "RENAMED_LABELS", "TAXA", "WAYS",
-           "entity_tokens", "entity_words", "head_label", "head_word", "outside_title", "placed", "renamed_label", "with_people"]
+__all__ = ["ALIAS_OPENERS", "AUTHORED", "AWARDED", "BORN", "DISTANCE", "MADE_BY", "NAMING", "NOUNS", "RENAMED_LABELS",
+           "TAXA", "WAYS", "alias_of", "entity_tokens", "entity_words", "first_conjunct", "head_label", "head_word",
+           "outside_title", "placed", "renamed_label", "role_label", "with_people"]
 
 WAYS, TAXA, NAMING = words("cues", "ways"), words("cues", "taxa"), words("cues", "naming")
 RENAMED_LABELS, BORN, AUTHORED = words("cues", "renamed_labels"), words("cues", "born"), words("cues", "authored")
 MADE_BY, DISTANCE, AWARDED = words("cues", "made_by"), words("cues", "distance"), words("cues", "awarded")
 NOUNS = {**{w: label for label, ws in table("cues", "nouns").items() for w in ws.split()}, **CLASSIFIERS}
+UTTER = words("cues", "utter")  # what people do, not bodies
+SPEECH = UTTER | words("cues", "speech")  # what a body's spokesman may do too ("Microsoft said")
+ASKED, APPOINTED, ISSUED_BY = words("cues", "asked"), words("cues", "appointed"), words("cues", "issued_by")
+MADE_FOR, PORTED, SIGNED = words("cues", "made_for"), words("cues", "ported"), words("cues", "signed")
+CAREER, ALIAS_OPENERS = words("cues", "career"), words("cues", "alias_openers")
 
 
 def head_label(tokens: list[Token]) -> str | None:
@@ -125,6 +134,18 @@ def with_people(root: Token) -> bool:
     return bool(members) and all(c.ent_type_ == "PERSON" and entity_words(c) > 1 for c in members)
 
 
+def first_conjunct(token: Token) -> Token:
+    """The first name of the list `token` ends or stands in ("Vitesse Arnhem, Everton and Málaga": "Arnhem").
+
+    >>> doc = _nlp()("He was loaned to Vitesse Arnhem, Everton and Málaga.")
+    >>> first_conjunct(doc[-2]).text
+    'Arnhem'
+    """
+    while token.dep_ == "conj" and token.head.i < token.i:
+        token = token.head
+    return token
+
+
 def entity_words(token: Token) -> int:
     """How many words spaCy's entity holding `token` has (0 for none)."""
     return len(entity_tokens(token)) if token.ent_iob_ in ("B", "I") else 0
@@ -145,6 +166,93 @@ def entity_tokens(token: Token) -> list[Token]:
     while end < len(doc) and doc[end].ent_iob_ == "I":
         end += 1
     return list(doc[start:end])
+
+
+def role_label(root: Token) -> str | None:
+    """The label the verb governing a name gives it, or None. PERSON: the subject of a verb of speech ("Palaestra
+    says"); the object of "ask", "invite", "urge" ... with an infinitive after it ("asked Omer Beriziky to form the
+    government") or of "appoint", "elect", "marry" ...; what a person's noun "was" ("the first prime minister of
+    Siam was Phraya Manopakorn Nititada"). ORG: the passive agent of "release", "publish", "distribute", "sign",
+    "loan", "buy" ... ("released by Avex Trax", "signed by Chelsea"); the object of "for" after "record",
+    "produce", "animate" ("recorded for Windham Hill"); "with" after a verb whose object is a career or spell
+    ("began his career with Porto"). PRODUCT: a platform, the object of "for" or "on" after "release", "port",
+    "launch" ... ("released for the GameCube, Microsoft Windows and Xbox"), not a person or a place.
+
+    >>> doc = _nlp()("In the play, Epidicus asks the girl a question.")
+    >>> role_label(doc[4])
+    'PERSON'
+    >>> doc = _nlp()("The single was released by Avex Trax in 2000.")
+    >>> role_label(doc[6])
+    'ORG'
+    """
+    head, dep = root.head, root.dep_
+    lemma = head.lemma_.lower()
+    one_body = root.ent_type_ == "ORG" and len(entity_tokens(root)) == 1  # "Microsoft", "Congress"
+    if dep == "nsubj" and head.pos_ == "VERB" and (lemma in UTTER or (lemma in SPEECH and not one_body)) \
+            and not root.text.isupper():
+        return "PERSON"  # "Palaestra asks", "Nikos said" (not "Microsoft said", "NASA asked")
+    if dep == "dobj" and not one_body and (
+            lemma in APPOINTED or (lemma in ASKED and any(
+            c.dep_ in ("xcomp", "ccomp") and c.i > root.i for c in head.children))):
+        return "PERSON"
+    if dep == "attr" and lemma == "be" and any(c.dep_ == "nsubj" and c.is_lower and c.pos_ == "NOUN"
+                                               and CLASSIFIERS.get(c.lemma_.lower()) == "PERSON" for c in head.children):
+        return "PERSON"  # "the first prime minister of Siam was Phraya Manopakorn Nititada"
+    if dep == "pobj" and ((head.dep_ == "agent" and head.head.lemma_.lower() in ISSUED_BY | SIGNED)
+                          or (head.lower_ == "for" and head.head.lemma_.lower() in MADE_FOR)):
+        return "ORG"
+    if dep == "pobj" and head.lower_ == "with" and head.head.pos_ == "VERB" and any(
+            c.dep_ == "dobj" and c.lemma_.lower() in CAREER for c in head.head.children):
+        return "ORG"  # "began his career with Porto"
+    first = first_conjunct(root)  # "released for the GameCube, Microsoft Windows, N-Gage and Xbox"
+    prep = first.head
+    if (first.dep_ == "pobj" and prep.lower_ in ("for", "on") and prep.head.lemma_.lower() in PORTED
+            and root.ent_type_ not in ("PERSON", "GPE")):
+        return "PRODUCT"  # a platform: "released for the GameCube", "launched on Android"
+    return None
+
+
+def alias_of(tokens: list[Token], root: Token) -> Token | None:
+    """The last word of the name this one is another spelling of, in brackets after it: "Goght ( formerly Goghot
+    )", "Debub Gondar ( or South Gondar )", "Tobolsk ( initially spelt as Tobolesk )"; or after "also known as",
+    "also called", "referred to as" a name is subject of ("the Beijing Shougang Ducks ..., also known as Beijing
+    Shougang"). None when there is none.
+
+    >>> doc = _nlp()("Goght ( formerly Goghot ) is a village in Armenia.")
+    >>> alias_of([doc[3]], doc[3]).text
+    'Goght'
+    """
+    doc = root.doc
+    start = tokens[0].i
+    i = start - 1
+    words = 0
+    while i >= 0 and doc[i].text != "(" and words < 5:
+        if doc[i].text in (")", "."):
+            return None
+        words += 1
+        i -= 1
+    if i < 1 or doc[i].text != "(":
+        return _known_as(root)
+    between = [t.lower_ for t in doc[i + 1 : start]]
+    if not between or not (set(between) & ALIAS_OPENERS or "spelt" in between or "spelled" in between):
+        return _known_as(root)
+    before = doc[i - 1]
+    return before if before.pos_ == "PROPN" or (before.ent_type_ and before.pos_ == "NOUN") else None
+
+
+def _known_as(root: Token) -> Token | None:
+    """The subject a name is "also known as", "called", "referred to as" (the other name's head word)."""
+    root = first_conjunct(root)  # "also known as Beijing Shougang or Beijing Ducks"
+    head = root.head
+    if not (root.dep_ == "pobj" and head.lower_ == "as" and head.head.lemma_.lower() in ("know", "refer", "call",
+                                                                                          "spell", "style")):
+        return None
+    verb = head.head
+    other = verb.head if verb.dep_ in ("acl", "relcl", "advcl") and verb.head.i < verb.i else next(
+        (c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if other is None or other.i >= root.i or not other.ent_type_:
+        return None
+    return other
 
 
 def _nlp() -> Language:  # the extractor's model, for the examples above

@@ -125,9 +125,6 @@ class Rules:
                 out.append(m)
         return out
 
-    def pobjs(self, prep: Token) -> list[Mention]:
-        return [m for c in prep.children if c.dep_ == "pobj" for m in self.mentions(c)]
-
     def hypothetical(self, token: Token) -> bool:
         """A modal, a condition, a question or a verb like "plan to" above the token (the claim is not asserted)."""
         return _hypothetical(token)

@@ -27,12 +27,15 @@ from kgkit.extractors.offline.cues import (
     NOUNS,
     TAXA,
     WAYS,
+    alias_of,
     entity_tokens,
+    first_conjunct,
     head_label,
     head_word,
     outside_title,
     placed,
     renamed_label,
+    role_label,
     with_people,
 )
 from kgkit.extractors.offline.fitted import record_cues, type_weights, weight_of
@@ -52,7 +55,6 @@ from kgkit.extractors.offline.lexicon import (
     WORK_OBJECT,
 )
 from kgkit.extractors.offline.parsed import NAME
-from kgkit.extractors.offline.roles import alias_of, role_label
 from kgkit.extractors.offline.surnames import PLACE_SURNAMES
 from kgkit.extractors.offline.wordlists import words
 
@@ -114,9 +116,7 @@ def _listed(root: Token) -> str | None:
     """The label of the plural noun a list of names exemplifies: "NOUNS such as A, B and C", "NOUNS including A",
     "NOUNS like A", "NOUNS include A", "A, B and C NOUNS"; or of the common noun just before the list's first name ("the television series Lost, Alias
     and Fringe": the second and third names)."""
-    first = root
-    while first.dep_ == "conj" and first.head.i < first.i:
-        first = first.head
+    first = first_conjunct(root)
     head = first.head
     if first.dep_ == "pobj" and (head.lower_ in ("including", "like") or (
             head.lower_ == "as" and head.i > 0 and head.doc[head.i - 1].lower_ == "such")):
@@ -193,9 +193,7 @@ def _context(doc: Doc, tokens: list[Token], root: Token, places: Places) -> str 
         return other
     if root.dep_ == "pobj" and head.lower_ == "to" and head.head.lemma_.lower() in ("marry", "married"):
         return "PERSON"  # "married to Alexandra Colen"
-    first = root
-    while first.dep_ == "conj" and first.head.i < first.i:
-        first = first.head  # "loaned him to Vitesse Arnhem, Everton and Málaga"
+    first = first_conjunct(root)  # "loaned him to Vitesse Arnhem, Everton and Málaga"
     prep = first.head
     if first.dep_ == "pobj" and (
             (prep.lower_ == "for" and prep.head.lemma_.lower() in _PLAY_FOR)
