@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["HAND_WEIGHTS", "TYPE_VOTE_FILE", "CueTrace", "fit_type_weights", "record_cues", "traced_cues",
+__all__ = ["HAND_WEIGHTS", "TYPE_VOTE_FILE", "CueTrace", "cue_sums", "fit_type_weights", "record_cues", "traced_cues",
            "type_vote_accuracy", "type_weights", "type_weights_fingerprint", "use_type_weights", "weight_of"]
 
 TYPE_VOTE_FILE = Path(__file__).resolve().parent / "models" / "type_vote.json"
@@ -106,7 +106,12 @@ def record_cues(text: str, name: str, cues: Sequence[tuple[str, str]]) -> None:
         trace.append(CueTrace(text, name, tuple(cues)))
 
 
-def _sums(cues: Sequence[tuple[str, str]], weights: Mapping[str, float]) -> dict[str, float]:
+def cue_sums(cues: Sequence[tuple[str, str]], weights: Mapping[str, float]) -> dict[str, float]:
+    """Each type's vote: the sum of the weights of the cues that name it.
+
+    >>> cue_sums([("label:ORG", "Organization"), ("country", "Location"), ("head", "Organization")], HAND_WEIGHTS)
+    {'Organization': 3.0, 'Location': 3.0}
+    """
     out: dict[str, float] = {}
     for key, etype in cues:
         out[etype] = out.get(etype, 0.0) + weight_of(weights, key)
@@ -123,7 +128,7 @@ def type_vote_accuracy(examples: Sequence[tuple[Sequence[tuple[str, str]], froze
     """
     hits = 0
     for cues, gold in examples:
-        sums = _sums(cues, weights)
+        sums = cue_sums(cues, weights)
         hits += bool(sums) and min(sums, key=lambda t: (-sums[t], t)) in gold
     return hits / len(examples) if examples else 0.0
 

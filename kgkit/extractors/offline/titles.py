@@ -76,10 +76,9 @@ def classified_titles(doc: Doc) -> list[Span]:
         end, sent_end = i, sentence_of(doc, i)[1]
         while end < sent_end:
             w = doc[end]
-            if w.text[:1].isupper() or (w.like_num and end > i) or (w.tag_ == "POS" and end > i):
-                end += 1
-            elif (w.lower_ in _JOINS_TITLE and w.is_lower and end + 1 < sent_end and doc[end + 1].text[:1].isupper()
-                  and not (w.lower_ != "the" and doc[end + 1].ent_type_ in _APART and doc[end + 1].ent_iob_ == "B")):
+            if w.text[:1].isupper() or (w.like_num and end > i) or (w.tag_ == "POS" and end > i) or (
+                    w.lower_ in _JOINS_TITLE and w.is_lower and end + 1 < sent_end and doc[end + 1].text[:1].isupper()
+                    and not (w.lower_ != "the" and doc[end + 1].ent_type_ in _APART and doc[end + 1].ent_iob_ == "B")):
                 end += 1
             else:
                 break

@@ -13,7 +13,6 @@ More in docs/extraction.md, "Module notes": kgkit.extractors.offline.votes.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kgkit.core.domain import Domain
@@ -38,7 +37,7 @@ from kgkit.extractors.offline.cues import (
     role_label,
     with_people,
 )
-from kgkit.extractors.offline.fitted import record_cues, type_weights, weight_of
+from kgkit.extractors.offline.fitted import cue_sums, record_cues, type_weights
 from kgkit.extractors.offline.gazetteer import Places
 from kgkit.extractors.offline.lexicon import (
     BY_PERSON,
@@ -54,7 +53,7 @@ from kgkit.extractors.offline.lexicon import (
     SEIZED,
     WORK_OBJECT,
 )
-from kgkit.extractors.offline.parsed import NAME
+from kgkit.extractors.offline.parsed import NAME, text_of
 from kgkit.extractors.offline.surnames import PLACE_SURNAMES
 from kgkit.extractors.offline.wordlists import words
 
@@ -309,24 +308,18 @@ def mention_votes(doc: Doc, tokens: list[Token], name: str, label: str, title: l
             add("PERSON", "with_people")  # "Thalía and Fernando Colunga" (not "Microsoft and Bill Gates")
     if quoted:
         add("WORK_OF_ART", "quote")
-    votes = _summed(cues, weights)
+    votes = cue_sums(cues, weights)
     if aliases and not quoted and (other := alias_of(tokens, root)) is not None:
         words = entity_tokens(other)
         theirs = mention_votes(doc, words, " ".join(t.text for t in words), other.ent_type_, [], domain, places, False,
                                aliases=False)
         if theirs and theirs[0][1] > LABEL_WEIGHT and (len(theirs) == 1 or theirs[0][1] > theirs[1][1]):
             cues.append(("alias", theirs[0][0]))  # "Goght ( formerly Goghot )"
-            votes = _summed(cues, weights)
+            votes = cue_sums(cues, weights)
     if label == NAME and not votes:
         cues.append(("name", domain.fallback_entity_type))  # nothing says what it is: the corpus may
-        votes = _summed(cues, weights)
+        votes = cue_sums(cues, weights)
     if aliases:
-        record_cues(doc.text, name, cues)
+        record_cues(text_of(doc), name, cues)  # the text joined once per parse, not per mention
     return tuple(sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])))
 
-
-def _summed(cues: list[tuple[str, str]], weights: Mapping[str, float]) -> dict[str, float]:
-    votes: dict[str, float] = {}
-    for key, etype in cues:
-        votes[etype] = votes.get(etype, 0.0) + weight_of(weights, key)
-    return votes
