@@ -2,7 +2,7 @@
 Python loop per group): sorted codes, the most frequent value, the min or max of text values, lists per key.
 
 >>> keys = np.array([0, 0, 1, 1, 1])
->>> top_per_key(keys, ["a", "b", "b", "c", "c"])
+>>> top_per_key(keys, np.array(["a", "b", "b", "c", "c"], dtype=object))
 (array([0, 1]), array(['a', 'c'], dtype=object))
 >>> lists_per_key(keys, np.array([5, 6, 7, 8, 9]))
 {0: [5, 6], 1: [7, 8, 9]}
