@@ -233,7 +233,7 @@ def test_a_forked_call_gives_its_value_or_computes_it_here(tmp_path: Path) -> No
     """ForkedCall (the view drawn beside the index update): the child's value, large or not; a child that fails
     or dies, or no child at all, means the value (or the same error) is computed in this process; a child whose
     value was never taken is killed."""
-    from kgkit.workflows.prefork import ForkedCall
+    from kgkit.workflows.forked_call import ForkedCall
 
     here = os.getpid()
     with ForkedCall.start(lambda: ("x" * 3_000_000, os.getpid()), fork=True) as call:

@@ -1,8 +1,7 @@
 """kgkit command line: a thin layer over the workflows (kgkit.workflows); every command is registered below.
 
 Imports stay inside commands so `kgkit --help` starts fast (no pandas, numpy, torch, spaCy or litellm); `app`
-itself (typer and the commands' modules) is built on first use, so that `kgkit add FILES -w WS` can fork its
-extraction workers before anything else is imported (`main`, kgkit.cli.add_workers).
+itself (typer and the commands' modules) is built on first use (`main`).
 Exit codes: 0 complete, 1 finished with failures (listed), 2 usage or configuration error (nothing done).
 """
 
@@ -61,16 +60,13 @@ def main() -> None:
     # spaCy without torch behind it (kgkit.extractors.offline.extractor.WITHOUT_TORCH): 1-2 s off every command
     # that extracts offline; inherited by its worker processes
     os.environ.setdefault("KGKIT_SPACY_WITHOUT_TORCH", "1")
-    if sys.argv[1:2] == ["add"]:  # its extraction workers start loading spaCy now, before typer is imported
+    if sys.argv[1:2] == ["add"]:
         import gc
-
-        from kgkit.cli.add_workers import fork_for_add
 
         # no automatic cyclic garbage collection in this short process (ended without teardown) nor its
         # workers: it walked every object over and over (0.3 CPU s of an add, 0.07 s in a worker) and freed
         # next to nothing. A threshold of 0, not gc.disable(): srsly turns collection back on after each load.
         gc.set_threshold(0)
-        fork_for_add(sys.argv[2:])
         _exit_without_teardown(_build())
     _build()()
 

@@ -8,14 +8,32 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from kgkit.cli import options as o
-from kgkit.cli.add_workers import workers_for
 from kgkit.cli.display import plain
 
 __all__ = ["add_command"]
+
+MAX_WORKERS = 8
+
+
+def _extraction_workers(workspace: Path) -> Any:
+    """Offline extraction workers forked now, before this process imports pandas and the add workflow
+    (kgkit.workflows.prefork): they import spaCy and load its model meanwhile, then parse the new chunks on
+    every core. None when they cannot help: not a workspace extracted offline, spaCy loaded already, threads
+    running, or one core only (the add then extracts in this process, as a library call does)."""
+    from kgkit.workflows.prefork import ForkedWorkers, available_cores, fork_is_safe, warm_offline
+
+    try:
+        config = json.loads((workspace / "manifest.json").read_text(encoding="utf-8")).get("config") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    if config.get("model") or not str(config.get("extractor", "")).startswith("offline:") or not fork_is_safe():
+        return None
+    return ForkedWorkers.start(warm_offline(workspace / "cache"), workers=min(available_cores(), MAX_WORKERS))
 
 
 def add_command(
@@ -36,7 +54,7 @@ def add_command(
             o.fail(f"error: no such file: {f}")
     if not (workspace / "manifest.json").is_file():
         o.fail(f"error: {workspace} is not a kgkit workspace (run `kgkit run DOCS -o {workspace}` first)")
-    workers = workers_for(workspace, files or [])  # forked before the imports below (kgkit.cli.add_workers)
+    workers = _extraction_workers(workspace) if files else None  # forked before the imports below
     try:
         from kgkit.workflows.add import add
 

@@ -1,6 +1,8 @@
 """The records of entity resolution a reader of workspace files needs: MergeCandidate (a proposed merge),
 Decision (merge, keep apart, reject a relation, split: who decided, when, why) and Journal (what one apply
-changed, enough to undo it). The stages that make them live in kgkit.stages.resolve.
+changed, enough to undo it), the SplitSpec a split decision gives the build, and the one UnionFind the merges
+join entities through (as networkx's `networkx.utils.UnionFind`, without networkx's import on `kgkit resolve`
+and `kgkit review`). The stages that make them live in kgkit.stages.resolve.
 
 A decision names entities by their stable ids (type + normalised name), never by row positions, so it
 survives rebuilding the graph from the extractions.
@@ -15,15 +17,16 @@ survives rebuilding the graph from the extractions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
 
 from kgkit.core.records import Record, short_hash
 
 __all__ = ["DECIDER_RANK", "SPLIT_MARK", "DecidedBy", "Decision", "Journal", "JournalEntry", "Kind", "MergeCandidate",
-           "Step", "TableDiff", "Verdict", "combine", "decision_id", "person_decision"]
+           "SplitSpec", "Step", "TableDiff", "UnionFind", "Verdict", "combine", "decision_id", "person_decision",
+           "split_specs"]
 
 
 # --------------------------------------------------------------------------- candidates
@@ -254,3 +257,62 @@ class Journal(Record):
     meta_before: dict[str, Any]
 
 
+# --------------------------------------------------------------------------- splits
+
+
+class SplitSpec(NamedTuple):
+    """An accepted split as the build uses it (plain, hashable: part of the build's cache key)."""
+
+    entity: str
+    new_id: str
+    documents: frozenset[str]
+    chunks: frozenset[str]
+
+
+def split_specs(decisions: Iterable[Decision]) -> tuple[SplitSpec, ...]:
+    """The accepted splits, in the order the build applies them (a split of a split-off entity after its
+    parent's; then by new id). A mention both claim goes to the first.
+
+    >>> d = Decision(kind="split", subjects=("L:paris", "L:paris~texas"), documents=("doc:b",), decided_by="person")
+    >>> split_specs([d])
+    (SplitSpec(entity='L:paris', new_id='L:paris~texas', documents=frozenset({'doc:b'}), chunks=frozenset()),)
+    >>> split_specs([d.model_copy(update={"verdict": "reject"})])
+    ()
+    """
+    found = [SplitSpec(d.subjects[0], d.subjects[1], frozenset(d.documents), frozenset(d.chunks))
+             for d in decisions if d.kind == "split" and d.verdict == "accept"]
+    return tuple(sorted(found, key=lambda s: (s.entity.count(SPLIT_MARK), s.new_id)))
+
+
+# --------------------------------------------------------------------------- union-find
+
+T = TypeVar("T", bound=Hashable)
+
+
+class UnionFind(Generic[T]):
+    """Disjoint sets of items: `union(a, b)` joins the sets of a and b, `find(x)` names x's set by one member."""
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        self._parent: dict[T, T] = {item: item for item in items}
+
+    def find(self, item: T) -> T:
+        """The member that names `item`'s set (an item seen for the first time is a set of its own)."""
+        parent = self._parent
+        parent.setdefault(item, item)
+        while parent[item] != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    def union(self, a: T, b: T) -> None:
+        """Join the sets of `a` and `b` (a's set is named by b's from then on)."""
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self._parent[ra] = rb
+
+    def groups(self) -> list[list[T]]:
+        """Every set, its members in the order they were first seen, sets in the order of their first member."""
+        members: dict[T, list[T]] = {}
+        for item in list(self._parent):
+            members.setdefault(self.find(item), []).append(item)
+        return list(members.values())

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import json
 from functools import cached_property
-from typing import Any
 
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
-from kgkit.core.records import Record, short_hash
+from kgkit.core.records import Record, safe_load_yaml, short_hash
 
 REQUIRED_FALLBACK_TYPES = ("Person", "Organization", "Other")
 
@@ -136,24 +135,6 @@ class Domain(Record):
 
     def canonical_name(self, name: str) -> str:
         return self.canonical_names.get(name, name)
-
-
-def safe_load_yaml(text: str) -> Any:
-    """`yaml.safe_load(text)`, parsed by libyaml (PyYAML's CSafeLoader: the general domain in about 0.006 CPU s,
-    not 0.06) when PyYAML has it, else by PyYAML's own SafeLoader: the same values. Text with a tab (libyaml
-    accepts one after "key:" where PyYAML refuses it) and text libyaml rejects go to SafeLoader, so what PyYAML
-    refuses is refused and its error (yaml.YAMLError) reads as PyYAML's own.
-
-    >>> safe_load_yaml("a: [1, two, {b: null}]\\nc: 2026-01-01")
-    {'a': [1, 'two', {'b': None}], 'c': datetime.date(2026, 1, 1)}
-    """
-    fast = getattr(yaml, "CSafeLoader", None)
-    if fast is not None and "\t" not in text:
-        try:
-            return yaml.load(text, Loader=fast)  # a safe loader: SafeLoader's constructor on libyaml
-        except yaml.YAMLError:
-            pass
-    return yaml.load(text, Loader=yaml.SafeLoader)
 
 
 def parse_domain(text: str, *, source: str = "<memory>") -> Domain:

@@ -1,5 +1,5 @@
-"""Names and ids: name normalisation and the entity and relation ids, shared by graph building, importers,
-postprocessing and entity resolution (the one place an id is computed).
+"""Names and ids: name normalisation and the entity ids, shared by graph building, importers, postprocessing
+and entity resolution (relation ids, hashes of their fields, are computed in kgkit.core.records).
 
 >>> normalise_name("  The U.S.  Senate ")
 'the us senate'
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
-from hashlib import sha256
+
+from kgkit.core.records import relation_id, relation_ids  # noqa: F401 (the ids are hashes: kept with them)
 
 _DROP = re.compile(r"[.'\u2019`]")  # dots and apostrophes vanish: "U.S." == "US", "O'Neil" == "ONeil"
 _SPACE = re.compile(r"[^\w&]+")  # other punctuation separates words
@@ -35,16 +35,3 @@ def normalise_name(name: str) -> str:
 def entity_id(entity_type: str, name: str) -> str:
     """Stable entity id: type + normalised name (the exact-name merge within a type)."""
     return f"{entity_type}:{normalise_name(name)}"
-
-
-def relation_ids(sources: Iterable[str], types: Iterable[str], targets: Iterable[str],
-                 negated: Iterable[bool]) -> list[str]:
-    """Stable relation ids from endpoints, type and polarity, many at once (no function call per relation):
-    `rel:` + 16 hex of sha256 of source, type, target and pos|neg joined by U+001F (as `short_hash`)."""
-    return ["rel:" + sha256(f"{s}\x1f{t}\x1f{d}\x1f{'neg' if n else 'pos'}".encode()).hexdigest()[:16]
-            for s, t, d, n in zip(sources, types, targets, negated)]
-
-
-def relation_id(source: str, relation_type: str, target: str, negated: bool = False) -> str:
-    """Stable relation id from endpoints, type and polarity (one of `relation_ids`)."""
-    return relation_ids((source,), (relation_type,), (target,), (negated,))[0]

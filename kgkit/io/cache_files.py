@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kgkit.io.atomic import atomic_write_bytes
+from kgkit.io.generation import atomic_write_bytes
 
 __all__ = ["ENTRY_SUFFIXES", "LAYOUT", "OBJECT_STORES", "CacheLocationError", "FsspecFiles", "LocalFiles", "is_url",
            "open_files"]

@@ -30,7 +30,7 @@ import yaml
 from pydantic import ValidationError
 
 from kgkit.core.decisions import Decision, Journal, MergeCandidate, combine
-from kgkit.core.domain import safe_load_yaml
+from kgkit.core.records import safe_load_yaml
 from kgkit.io.workspace import CANDIDATES as CANDIDATES_FILE
 from kgkit.io.workspace import DECISIONS as DECISIONS_FILE
 

@@ -1,7 +1,7 @@
 """The I/O layer: every file kgkit reads or writes goes through here (stages never touch files).
 
 Writes are atomic: data goes to a temporary file in the target's folder, is flushed and fsync'ed, then
-renamed over the target, so a reader sees the old file or the new one, never half of one (`kgkit.io.atomic`,
+renamed over the target, so a reader sees the old file or the new one, never half of one (`kgkit.io.generation`,
 whose names this module re-exports).
 
 >>> import tempfile, pathlib
@@ -25,7 +25,7 @@ from kgkit.core.constants import DEFAULT_MAX_BYTES
 from kgkit.core.domain import Domain, DomainError, parse_domain
 from kgkit.core.graph import Graph
 from kgkit.core.records import RawFile
-from kgkit.io.atomic import atomic_file, atomic_write_bytes, atomic_write_text, dumps_json  # noqa: F401 (re-exported)
+from kgkit.io.generation import atomic_file, atomic_write_bytes, atomic_write_text, dumps_json  # noqa: F401 (re-exported)
 from kgkit.stages.load import SUPPORTED_SUFFIXES, media_type_for  # noqa: F401 (re-exported)
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ BUNDLED_DOMAINS = next(
 )
 
 
-# --------------------------------------------------------------------------- JSON files (atomic writes: kgkit.io.atomic)
+# --------------------------------------------------------------------------- JSON files (atomic writes: kgkit.io.generation)
 
 
 def write_json(path: str | os.PathLike[str], value: Any, *, indent: int | None = None) -> None:

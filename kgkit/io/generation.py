@@ -1,4 +1,6 @@
-"""A Generation: the files of one commit to a `kgkit.io.workspace.Workspace`, staged, then made current at once.
+"""A Generation: the files of one commit to a `kgkit.io.workspace.Workspace`, staged, then made current at once;
+with what every writer needs below it: atomic writes, canonical JSON, the manifest and the names kgkit keeps for
+itself in a workspace (`kgkit.io.workspace` re-exports them; pandas is never imported here).
 
 `Workspace.begin()` (inside `Workspace.writer()`) gives one; its files are staged in its own folder under
 ``.kgkit/staging/`` (fsync'ed as each is written) and nothing a reader sees changes until `Generation.commit()`:
@@ -40,13 +42,129 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
-from kgkit.io.atomic import atomic_file, atomic_write_bytes, dumps_json
-from kgkit.io.manifest import CACHE_DIR, INDEX_DIR, MANIFEST, STATE_DIR, Manifest, WorkspaceError
+from kgkit.core.records import canonical_json
 
-__all__ = ["Generation", "recover"]
+__all__ = ["CACHE_DIR", "INDEX_DIR", "MANIFEST", "MANIFEST_SCHEMA", "STATE_DIR", "Generation", "Manifest",
+           "WorkspaceError", "atomic_file", "atomic_write_bytes", "atomic_write_text", "dumps_json", "recover"]
+
+# names in a workspace that are not artefacts of a generation (relative to the workspace root)
+MANIFEST = "manifest.json"
+CACHE_DIR = "cache"
+INDEX_DIR = "index"
+STATE_DIR = ".kgkit"
+
+MANIFEST_SCHEMA = "kgkit.manifest/1"
+
+
+class WorkspaceError(RuntimeError):
+    """A workspace that cannot be used as asked (not a folder, a damaged manifest, a foreign file)."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What the current generation is made of: its number, the step that wrote it, every artefact's sha256,
+    the run configuration (corpus, domain, extractor, chunk sizes, model) and the artefacts that are stale.
+
+    >>> m = Manifest(generation=2, step="build", artefacts={"graph.json": {"sha256": "ab", "bytes": 2}})
+    >>> Manifest.from_json_dict(m.to_json_dict()) == m
+    True
+    """
+
+    generation: int = 0
+    step: str = ""
+    artefacts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    config: Mapping[str, Any] = field(default_factory=dict)
+    stale: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"schema": MANIFEST_SCHEMA, "generation": self.generation, "step": self.step,
+                "artefacts": dict(self.artefacts), "config": dict(self.config), "stale": dict(self.stale)}
+
+    @classmethod
+    def from_json_dict(cls, data: Mapping[str, Any], *, source: str = MANIFEST) -> Manifest:
+        if data.get("schema") != MANIFEST_SCHEMA:
+            raise WorkspaceError(f"{source}: not a kgkit manifest (want schema {MANIFEST_SCHEMA!r})")
+        return cls(generation=int(data["generation"]), step=str(data.get("step", "")),
+                   artefacts=dict(data.get("artefacts") or {}), config=dict(data.get("config") or {}),
+                   stale=dict(data.get("stale") or {}))
+
+
+# ------------------------------------------------------------ atomic writes
+
+dumps_json = canonical_json  # canonical JSON text (kgkit.core.records): sorted keys, UTF-8, stable separators
+
+
+def _file_mode(target: Path) -> int:
+    """Mode for a (re)written file: the old file's, else what open() would give (0o666 less the umask);
+    mkstemp's 0o600 would make outputs unreadable to other users and web servers."""
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str], *, durable: bool = True, text: bool = False,
+                buffering: int = -1) -> Iterator[IO[Any]]:
+    """A file handle whose content replaces `path` atomically when the block ends without an error (temp file
+    in the same folder, fsync unless `durable=False`, rename); on an error the temp file is removed and `path`
+    is untouched. For writers that stream (np.savez, tarfile, many lines); `text=True` gives UTF-8 text.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_file(target, text=True) as fh:
+    ...     _ = fh.write("done\\n")
+    >>> target.read_text()
+    'done\\n'
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        if text:
+            fh: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=buffering)
+        else:
+            fh = os.fdopen(fd, "wb", buffering=buffering)
+        with fh:
+            yield fh
+            fh.flush()
+            os.fchmod(fh.fileno(), _file_mode(target))
+            if durable:
+                os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes | bytearray, *, durable: bool = True) -> None:
+    """Write bytes to path atomically (temp file in the same folder, fsync, rename).
+
+    `durable=False` skips the fsync: readers still never see half a file (the rename is atomic), but after a
+    power cut the file may be empty. For data that can be recomputed and is checked on read (cache entries)."""
+    with atomic_file(path, durable=durable) as fh:
+        fh.write(data)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
 
 _TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")  # a killed atomic_file's temporary (mkstemp's names)
 
@@ -126,6 +244,14 @@ class Generation:
     def remove(self, name: str) -> None:
         """The artefact is gone in this generation (e.g. the journal an undo pops)."""
         self._files[self._name(name)] = None
+
+    def stage(self, files: Iterable[tuple[str, bytes | None]]) -> None:
+        """Stage more files: name -> bytes, None for a file this generation removes."""
+        for name, data in files:
+            if data is None:
+                self.remove(name)
+            else:
+                self.write_bytes(name, data)
 
     def mark_stale(self, names: Mapping[str, str]) -> None:
         """Derived artefacts (index, narrative ...) this generation leaves out of date: name -> why."""

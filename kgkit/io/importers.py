@@ -41,15 +41,15 @@ from kgkit.core.graph import (
     GraphMeta,
     empty_table,
 )
-from kgkit.core.names import relation_id
 from kgkit.core.records import (
     ChunkExtraction,
     DocumentExtraction,
     ExtractedEntity,
     ExtractedRelation,
     TextExtraction,
+    relation_id,
 )
-from kgkit.stages.build import gc_paused
+from kgkit.core.stage import gc_paused
 from kgkit.stages.mention_rows import ChunkRow, DocumentRow, Mentions
 
 SIFTKG_TYPES: dict[str, str] = {

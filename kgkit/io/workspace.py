@@ -40,15 +40,25 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgkit.io.atomic import atomic_write_bytes, dumps_json
-from kgkit.io.manifest import CACHE_DIR, INDEX_DIR, MANIFEST, STATE_DIR, Manifest, WorkspaceError
+from kgkit.io.generation import (
+    CACHE_DIR,
+    INDEX_DIR,
+    MANIFEST,
+    STATE_DIR,
+    Generation,
+    Manifest,
+    WorkspaceError,
+    atomic_write_bytes,
+    dumps_json,
+    recover,
+)
 
 if TYPE_CHECKING:
-    from kgkit.io.generation import Generation
+    from kgkit.core.graph import Graph
 
 __all__ = [
     "COMMUNITIES", "DECISIONS", "EXTRACTIONS", "GRAPH", "MANIFEST", "NARRATIVE", "NARRATIVE_JSON", "RUN", "VIEW",
-    "Generation", "Manifest", "Workspace", "WorkspaceBusy", "WorkspaceError",
+    "Generation", "Manifest", "Workspace", "WorkspaceBusy", "WorkspaceError", "as_workspace", "read_graph",
 ]
 
 # every file name of a workspace, in one place (relative to the workspace root)
@@ -64,7 +74,7 @@ DECISIONS = "decisions.yaml"
 CANDIDATES = "resolve/candidates.jsonl"
 JOURNAL_DIR = "journal"
 DOMAIN = "domain.yaml"
-# MANIFEST, CACHE_DIR, INDEX_DIR, STATE_DIR: kgkit.io.manifest (a generation needs them too)
+# MANIFEST, CACHE_DIR, INDEX_DIR, STATE_DIR: kgkit.io.generation (a generation needs them too)
 REJECTED_RUN = ".kgkit/rejected-run.json"
 REMOVED_DIR = "removed"  # corpus files `kgkit add --remove` took out of the corpus, kept (never deleted)
 
@@ -76,15 +86,6 @@ _READ_PATIENCE = 5.0  # seconds a read retries while files move between places (
 
 class WorkspaceBusy(WorkspaceError):
     """Another process holds the workspace's writer lock longer than this writer would wait."""
-
-
-def __getattr__(name: str) -> Any:
-    """`Generation` lives in `kgkit.io.generation`, which builds on this module; it loads on first use here."""
-    if name == "Generation":
-        from kgkit.io.generation import Generation
-
-        return Generation
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Moved(Exception):
@@ -202,6 +203,11 @@ class Workspace:
         if intent is not None and name in intent["old"]:
             return intent["old"][name] is not None
         return (self.root / name).exists()
+
+    def holds(self, name: str, data: bytes) -> bool:
+        """Whether the current generation's `name` has exactly these bytes (by the manifest's sha256)."""
+        entry = self.manifest().artefacts.get(name)
+        return entry is not None and entry["sha256"] == _sha256(data)
 
     def read_bytes(self, name: str) -> bytes:
         """An artefact's bytes as of the current generation, never a half-committed one. Raises
@@ -326,8 +332,6 @@ class Workspace:
     def begin(self, step: str, *, config: Mapping[str, Any] | None = None) -> Generation:
         """Start a new generation (inside `writer()`). `config` updates the run configuration kept in the
         manifest (keys given replace the old values; the rest is kept)."""
-        from kgkit.io.generation import Generation  # it imports this module: loaded when first needed
-
         if not self._held:
             raise WorkspaceError("begin() needs the writer lock: use `with workspace.writer(): ...`")
         return Generation(self, step, dict(config or {}))
@@ -360,8 +364,18 @@ class Workspace:
     def _recover(self) -> None:
         """Roll back what a killed (or failed) writer left half done; say so in one note at most. Runs with the
         writer lock held."""
-        from kgkit.io.generation import recover  # it imports this module: loaded when first needed
-
         said = recover(self)
         if said:
             self._note(said)
+
+
+def as_workspace(workspace: Workspace | str | os.PathLike[str]) -> Workspace:
+    """A Workspace for a path (created if absent), or the Workspace given."""
+    return workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+
+
+def read_graph(workspace: Workspace | str | os.PathLike[str]) -> Graph:
+    """The workspace's current graph (FileNotFoundError when it has none yet)."""
+    from kgkit.core.graph import Graph  # pandas: only for a reader of the graph
+
+    return Graph.from_json_dict(json.loads(as_workspace(workspace).read_bytes(GRAPH)))

@@ -49,13 +49,14 @@ import random
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from kgkit.core.protocols import RequestCache
 from kgkit.core.records import sha256_hex
+from kgkit.llm.answers import PREFLIGHT_MAX_TOKENS, PREFLIGHT_MESSAGES, Answer, LLMSettings, Meter, Preflight
 from kgkit.llm.errors import EmptyAnswer, Failure, PreflightError, classify
 from kgkit.llm.ledger import BudgetExceeded, BudgetLedger, Price, resolve_price
 from kgkit.llm.limits import RateLimiter, Sleeper, backoff_delay
@@ -88,75 +89,6 @@ R = TypeVar("R")
 Messages = Sequence[dict[str, str]]
 Completion = Callable[..., Awaitable[Any]]
 REQUEST_NAMESPACE = "llm_request"
-PREFLIGHT_MESSAGES = ({"role": "user", "content": "Reply with the word OK."},)
-PREFLIGHT_MAX_TOKENS = 16
-
-
-@dataclass(frozen=True)
-class LLMSettings:
-    """Parameters that can change a model's answer: all are part of the request key and the extractor id."""
-
-    temperature: float = 0.0
-    max_tokens: int = 2048
-    max_reasks: int = 2
-    mode: Literal["auto", "tools", "json"] = "auto"
-    seed: int | None = None
-    timeout: float = 120.0
-
-    def key(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("timeout")  # how long we wait does not change the answer
-        return d
-
-
-@dataclass(frozen=True)
-class Answer(Generic[T]):
-    """The outcome of one `ask`: a value or an error, with tokens and the dollars it cost (when it was made)."""
-
-    value: T | None
-    error: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    cached: bool = False
-    attempts: int = 0  # provider requests made by this ask (re-asks and retries included)
-    key: str = ""
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-@dataclass(frozen=True)
-class Preflight:
-    """What `LLMClient.preflight()` found: the model answered (in `seconds`, for `cost_usd`), at this price."""
-
-    model: str
-    api_base: str | None
-    price: Price
-    seconds: float
-    cost_usd: float
-    estimated: bool  # the provider reported no usable usage: every request will be charged its worst case
-    skipped: str | None = None  # why no request was sent (the budget cannot afford even this one)
-
-    def describe(self) -> str:
-        per_m = (f"${self.price.input_per_token * 1e6:g} / ${self.price.output_per_token * 1e6:g} per 1M tokens "
-                 f"in / out ({self.price.source})")
-        if self.skipped:
-            return f"{self.model}: preflight skipped ({self.skipped})"
-        where = f" at {self.api_base}" if self.api_base else ""
-        note = "; no usage reported: requests are charged their worst case" if self.estimated else ""
-        return f"{self.model}{where} answered in {self.seconds:.2f} s for ${self.cost_usd:.6f}, {per_m}{note}"
-
-
-@dataclass
-class _Meter:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    requests: int = 0
-
-
 @dataclass
 class LLMClient:
     """One model behind the ledger, the limiter, the request cache and instructor (see module docstring)."""
@@ -245,7 +177,7 @@ class LLMClient:
             return cached
         if self.preflight_first:
             await self.apreflight()  # raises PreflightError: nothing of the corpus is sent
-        meter = _Meter()
+        meter = Meter()
         error: str | None = None
         value: T | None = None
         timeouts = 0
@@ -318,7 +250,7 @@ class LLMClient:
 
         assert self.price is not None
         api_base = self.extra.get("api_base")
-        meter = _Meter()
+        meter = Meter()
         started = time.monotonic()
         attempts = min(2, self.max_attempts)
         request = {"model": self.model, "messages": [dict(m) for m in PREFLIGHT_MESSAGES],
@@ -374,7 +306,7 @@ class LLMClient:
             return sems[kind]
 
     async def _instructor_call(
-        self, messages: Messages, response_model: type[T], context: dict[str, Any] | None, meter: _Meter,
+        self, messages: Messages, response_model: type[T], context: dict[str, Any] | None, meter: Meter,
         stage: str, label: str,
     ) -> T:
         import instructor
@@ -409,7 +341,7 @@ class LLMClient:
         assert self.price is not None
         return prompt_worst, max_out, self.price.worst_case(prompt_worst, max_out)
 
-    async def _metered(self, *, meter: _Meter, stage: str, label: str, **kwargs: Any) -> Any:
+    async def _metered(self, *, meter: Meter, stage: str, label: str, **kwargs: Any) -> Any:
         """One provider request: reserve its worst case, respect the rate limit, call, settle the real cost."""
         prompt_worst, max_out, worst = self._worst_case(kwargs)
         assert self.price is not None

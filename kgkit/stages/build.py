@@ -24,9 +24,7 @@ then resolved by kgkit.stages.temporal (a newer fact invalidates an older one, n
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -36,9 +34,9 @@ import pandas as pd
 from kgkit.core.domain import Domain
 from kgkit.core.graph import ENTITY_COLUMNS, PROVENANCE_COLUMNS, RELATION_COLUMNS, Graph, GraphMeta, empty_table
 from kgkit.core.names import entity_id as _entity_id
-from kgkit.core.names import relation_ids
-from kgkit.core.records import DocumentExtraction
-from kgkit.core.stage import stage
+from kgkit.core.records import DocumentExtraction, relation_ids
+from kgkit.core.stage import gc_paused, stage
+from kgkit.stages.keyed_arrays import extreme_per_key, factor, fill_per_key, lists_per_key, ranks, top_per_key
 from kgkit.stages.mention_rows import (
     ChunkRow,
     DocumentRow,
@@ -172,53 +170,6 @@ def _dedupe_spans(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     return pd.concat([once, df[~spanned]], ignore_index=True)
 
 
-def _factor(values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted integer codes (-1 for missing) and the sorted distinct values (Python order, as sorted())."""
-    codes, uniques = pd.factorize(values, sort=True)
-    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
-
-
-def _top(keys: np.ndarray, values: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per integer key, the most frequent non-missing value; ties go to the smallest value (deterministic).
-    Returns (keys that have a value, their value)."""
-    vcode, vals = _factor(values)
-    keep = vcode >= 0
-    if not keep.any():
-        return np.zeros(0, np.int64), np.zeros(0, object)
-    combo, counts = np.unique(keys[keep] * len(vals) + vcode[keep], return_counts=True)
-    uk, uv = combo // len(vals), combo % len(vals)
-    order = np.lexsort((uv, -counts, uk))
-    uk, uv = uk[order], uv[order]
-    first = np.r_[True, uk[1:] != uk[:-1]]
-    return uk[first], vals[uv[first]]
-
-
-def _extreme(keys: np.ndarray, values: Any, n: int, how: str) -> np.ndarray:
-    """Per integer key in range(n), the min or max of text values (ISO times) or None, via sorted codes
-    (pandas' groupby min/max on text falls back to one Python call per group)."""
-    out = np.full(n, None, dtype=object)
-    vcode, vals = _factor(values)
-    keep = vcode >= 0
-    if keep.any():
-        best = pd.Series(vcode[keep]).groupby(keys[keep], sort=False).agg(how)
-        out[best.index.to_numpy()] = vals[best.to_numpy()]
-    return out
-
-
-def _fill(n: int, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
-    out = np.full(n, None, dtype=object)
-    out[keys] = values
-    return out
-
-
-def _lists(keys: np.ndarray, values: np.ndarray) -> dict[Any, list[Any]]:
-    """Group values (already sorted by key) into lists per key, with numpy splits instead of a groupby loop."""
-    if len(keys) == 0:
-        return {}
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    return dict(zip(keys[starts].tolist(), (chunk.tolist() for chunk in np.split(values, starts[1:]))))
-
-
 def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame, sorted_ids: np.ndarray) -> pd.DataFrame:
     """One row per entity id. Endpoints named only by a relation still become entities (an LLM may relate
     what it did not list): named by their most common surface form there, with 0 mentions."""
@@ -243,17 +194,17 @@ def _entities_table(ents: pd.DataFrame, rels: pd.DataFrame, sorted_ids: np.ndarr
     types = np.empty(n, dtype=object)
     types[xcode] = np.concatenate([rels["source_type"].to_numpy(), rels["target_type"].to_numpy()])
     types[ecode] = ents["type"].to_numpy()
-    names = _fill(n, *_top(ecode, ents["surface"].to_numpy()))
+    names = fill_per_key(n, *top_per_key(ecode, ents["surface"].to_numpy()))
     unseen = mentions[xcode] == 0
     end_names = np.concatenate([rels["source_name"].to_numpy(), rels["target_name"].to_numpy()])
-    k, v = _top(xcode[unseen], end_names[unseen])
+    k, v = top_per_key(xcode[unseen], end_names[unseen])
     names[k] = v
     # aliases: the other surface forms of the entity's own mentions, sorted
-    scode, surfaces = _factor(ents["surface"].to_numpy())
+    scode, surfaces = factor(ents["surface"].to_numpy())
     combo = np.unique(ecode * len(surfaces) + scode) if m else np.zeros(0, np.int64)
     akey, aval = combo // max(len(surfaces), 1), surfaces[combo % max(len(surfaces), 1)] if m else np.zeros(0, object)
     other = aval != names[akey]
-    aliases = _lists(akey[other], aval[other])
+    aliases = lists_per_key(akey[other], aval[other])
     table = pd.DataFrame({
         "id": _obj(ids), "name": _obj(names), "type": _obj(types),
         "aliases": _obj([aliases.get(i, []) for i in range(n)]), "mentions": mentions.astype(np.int64),
@@ -268,7 +219,7 @@ def _created(keys: np.ndarray, rels: pd.DataFrame, learned_at: str | Mapping[str
     earliest time of the documents supporting it (a mapping document id -> time)."""
     if learned_at is None or isinstance(learned_at, str):
         return np.full(n, learned_at, dtype=object)
-    return _extreme(keys, rels["document_id"].map(dict(learned_at)).to_numpy(dtype=object), n, "min")
+    return extreme_per_key(keys, rels["document_id"].map(dict(learned_at)).to_numpy(dtype=object), n, "min")
 
 
 def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mapping[str, str] | None) -> pd.DataFrame:
@@ -294,12 +245,12 @@ def _relations_table(rels: pd.DataFrame, domain: Domain, learned_at: str | Mappi
     out = pd.DataFrame({
         "id": _obj(ids), **{k: _obj(v) for k, v in col.items() if k != "negated"},
         "negated": col["negated"].astype(bool),
-        "predicate": _obj(_fill(n, *_top(c, r["predicate"].to_numpy()))),
+        "predicate": _obj(fill_per_key(n, *top_per_key(c, r["predicate"].to_numpy()))),
         "support": np.diff(np.r_[starts, len(c)]).astype(np.int64),
         "confidence": [round(x, 6) for x in (1.0 - np.multiply.reduceat(1.0 - np.clip(conf[order], 0, 1), starts)).tolist()],
-        "evidence": _obj(_fill(n, first_has[0], evidence[has[first_has[1]]])),
-        "valid_at": _obj(_extreme(c, r["valid_at"].to_numpy(), n, "min")),
-        "invalid_at": _obj(_extreme(c, r["invalid_at"].to_numpy(), n, "max")),
+        "evidence": _obj(fill_per_key(n, first_has[0], evidence[has[first_has[1]]])),
+        "valid_at": _obj(extreme_per_key(c, r["valid_at"].to_numpy(), n, "min")),
+        "invalid_at": _obj(extreme_per_key(c, r["invalid_at"].to_numpy(), n, "max")),
         "created_at": _obj(_created(c, r, learned_at, n)),
         "expired_at": _obj(np.full(n, None, dtype=object)),
         "direction_repaired": np.logical_or.reduceat(r["direction_repaired"].to_numpy(bool), starts),
@@ -337,16 +288,8 @@ def _relation_mentions(rels: pd.DataFrame, domain: Domain, repair: bool, rank: n
     src, typ, dst = (rels[c].to_numpy(dtype=object)[first].tolist() for c in ("source", "type", "target"))
     ids = _objects(relation_ids(src, typ, dst, rels["negated"].to_numpy(bool)[first].tolist()))
     rels["item_id"] = _obj(ids[codes])
-    rels["rcode"] = _ranks(ids)[codes]
+    rels["rcode"] = ranks(ids)[codes]
     return rels
-
-
-def _ranks(values: list[str] | np.ndarray) -> np.ndarray:
-    """Position of each (distinct) value in sorted order."""
-    order = np.argsort(np.asarray(values, dtype=object), kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank
 
 
 @stage(version="2")
@@ -376,20 +319,6 @@ def build_graph(
     return resolve_conflicts(graph, domain=domain) if resolve else graph
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building: the build allocates many small acyclic objects
-    (mention rows), and each full collection would walk every record of the input (~30% of build time).
-    The previous state is restored, also on error."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
            learned_at: str | Mapping[str, str] | None, repair: bool, splits: tuple[SplitSpec, ...] = ()) -> Graph:
     if isinstance(extractions, Mentions):
@@ -398,15 +327,15 @@ def _build(extractions: Sequence[DocumentExtraction] | Mentions, domain: Domain,
         doc_rows, extractors, chunks = document_rows(extractions), extractor_ids(extractions), chunk_rows(extractions)
     ents, rels, entity_ids, doc_ids, chunk_ids = _mention_frames(chunks, domain, splits)
     del chunks
-    places = {"dcode": _ranks(doc_ids), "ccode": _ranks(chunk_ids)}
-    rank = _ranks(entity_ids)  # entity code -> position in sorted-id order: codes then sort like ids
+    places = {"dcode": ranks(doc_ids), "ccode": ranks(chunk_ids)}
+    rank = ranks(entity_ids)  # entity code -> position in sorted-id order: codes then sort like ids
     sorted_ids = np.empty(len(entity_ids), dtype=object)
     sorted_ids[rank] = entity_ids
     ents["ecode"] = rank[ents["ecode"].to_numpy()]
     rels = _relation_mentions(rels, domain, repair, rank)
     for df in (ents, rels):
-        for col, ranks in places.items():
-            df[col] = ranks[df[col].to_numpy()]
+        for col, codes in places.items():
+            df[col] = codes[df[col].to_numpy()]
     ents, rels = _dedupe_spans(ents, ["ecode"]), _dedupe_spans(rels, ["rcode"])
     documents = pd.DataFrame(doc_rows, columns=list(DocumentRow._fields)).sort_values(["path", "id"], kind="stable")
     meta: GraphMeta = {"domain": domain.id, "domain_name": domain.name, "extractors": extractors,

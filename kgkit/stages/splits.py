@@ -10,21 +10,13 @@ takes the split's new id (the decisions and proposals are in kgkit.stages.resolv
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from kgkit.core.decisions import SplitSpec
+
 __all__ = ["SplitSpec", "split_ids"]
-
-
-class SplitSpec(NamedTuple):
-    """An accepted split as the build uses it (plain, hashable: part of the build's cache key)."""
-
-    entity: str
-    new_id: str
-    documents: frozenset[str]
-    chunks: frozenset[str]
 
 
 def split_ids(ids: np.ndarray, documents: np.ndarray, chunks: np.ndarray | None,

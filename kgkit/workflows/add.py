@@ -43,8 +43,8 @@ import pandas as pd
 from kgkit.core.constants import OFFLINE_BATCH_SIZE
 from kgkit.core.executor import Executor
 from kgkit.core.graph import Graph
-from kgkit.io.atomic import dumps_json
 from kgkit.io.cache import Cache
+from kgkit.io.generation import dumps_json
 from kgkit.io.search_store import DB_NAME
 from kgkit.io.workspace import EXTRACTIONS, GRAPH, REMOVED_DIR, RUN, VIEW, Workspace, WorkspaceError
 from kgkit.stages.build import build_graph
@@ -52,6 +52,7 @@ from kgkit.stages.communities import assign_communities, detect_communities, wit
 from kgkit.stages.extract import Extractor, extract_texts
 from kgkit.workflows.corpus import Progress, default_extractor, extract_documents, load_corpus
 from kgkit.workflows.executors import open_executor
+from kgkit.workflows.forked_call import ForkedCall
 from kgkit.workflows.graph import (
     as_workspace,
     domain_of,
@@ -59,13 +60,12 @@ from kgkit.workflows.graph import (
     read_graph,
     replay_decisions,
     split_options,
-    stage_files,
     view_html,
     write_graph_outputs,
 )
-from kgkit.workflows.prefork import ForkedCall, ForkedWorkers
+from kgkit.workflows.pipeline import Settings
+from kgkit.workflows.prefork import ForkedWorkers
 from kgkit.workflows.run import RunResult, reject_if_worse
-from kgkit.workflows.settings import Settings
 
 __all__ = ["RETRACTED", "Added", "add"]
 
@@ -345,7 +345,7 @@ def add(
             gen = ws.begin("add")
             graph_bytes = graph.to_json_bytes(end=b"\n")
             mark_stale_if_changed(gen, graph_bytes)
-            stage_files(gen, journals)
+            gen.stage(journals)
             if store["relations"].empty:
                 if ws.exists(RETRACTED):
                     gen.remove(RETRACTED)

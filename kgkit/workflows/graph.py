@@ -1,9 +1,8 @@
 """The graph workflows over a Workspace: build (extractions -> graph), import a graph made elsewhere (a sift-kg
-project), communities, view, and the ways a changed graph is committed: `commit_graph` (fresh communities and
-view in the same generation; search index and narrative marked stale) and `COMMIT_CHANGE_STEPS`, the steps that
-end `apply` and `undo` (fresh communities; the view removed and marked stale with the index and narrative, for
-the next `kgkit view`, `kgkit index` or search, `kgkit narrate` to bring up to date). Decisions survive a
-rebuild: `replay_decisions` applies decisions.yaml again to a graph built anew.
+project), communities, view, and how a changed graph is committed: `commit_graph` (fresh communities and view
+in the same generation; search index and narrative marked stale; `apply` and `undo` end with their own steps,
+kgkit.workflows.resolve's `COMMIT_CHANGE_STEPS`). Decisions survive a rebuild: `replay_decisions` applies
+decisions.yaml again to a graph built anew.
 
 >>> import tempfile
 >>> from kgkit.testing.workspaces import sample_workspace
@@ -15,7 +14,6 @@ rebuild: `replay_decisions` applies decisions.yaml again to a graph built anew.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,9 +22,9 @@ from typing import Literal
 
 from kgkit import io
 from kgkit.core.constants import VIEW_NODES
+from kgkit.core.decisions import SplitSpec
 from kgkit.core.domain import Domain
 from kgkit.core.graph import Graph
-from kgkit.core.records import sha256_hex
 from kgkit.io.workspace import (
     COMMUNITIES,
     DECISIONS,
@@ -37,32 +35,21 @@ from kgkit.io.workspace import (
     Generation,
     Workspace,
     WorkspaceError,
+    as_workspace,
+    read_graph,
 )
 from kgkit.stages.build import build_graph
 from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
-from kgkit.stages.splits import SplitSpec
-from kgkit.workflows.pipeline import Step
-from kgkit.workflows.settings import Settings
+from kgkit.workflows.pipeline import Settings
 
-__all__ = ["COMMIT_CHANGE_STEPS", "BuildResult", "Imported", "as_workspace", "build", "commit_change", "commit_graph",
-           "communities", "domain_of", "find_communities", "import_graph", "import_siftkg", "mark_stale_if_changed",
-           "read_graph", "rebuild_graph", "replay_decisions", "split_options", "stage_files", "view", "view_html",
-           "workspace_splits", "write_graph_outputs"]
+__all__ = ["DERIVED_BY_GRAPH", "VIEW_STALE", "BuildResult", "Imported", "as_workspace", "build", "commit_graph",
+           "communities", "domain_of", "import_graph", "import_siftkg", "mark_stale_if_changed", "read_graph",
+           "rebuild_graph", "replay_decisions", "split_options", "view", "view_html", "workspace_splits",
+           "write_graph_outputs"]
 
 DERIVED_BY_GRAPH = {"index": "the graph changed: run `kgkit index -w WS`",
                     "narrative.md": "the graph changed: run `kgkit narrate WS`"}
 VIEW_STALE = "the graph changed: run `kgkit view WS` to draw it again"
-
-
-def as_workspace(workspace: Workspace | str | os.PathLike[str]) -> Workspace:
-    """A Workspace for a path (created if absent), or the Workspace given."""
-    return workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-
-
-def read_graph(workspace: Workspace | str | os.PathLike[str]) -> Graph:
-    """The workspace's current graph (FileNotFoundError when it has none yet)."""
-    ws = as_workspace(workspace)
-    return Graph.from_json_dict(json.loads(ws.read_bytes(GRAPH)))
 
 
 def domain_of(domain: Domain | str) -> Domain:
@@ -102,8 +89,7 @@ def mark_stale_if_changed(gen: Generation, graph_bytes: bytes, *, view: bool = F
     """Mark the search index and narrative stale when the graph's bytes change (and they exist); `view`: the
     view too (graph.html, which the caller does not draw again)."""
     ws = gen.workspace
-    entry = ws.manifest().artefacts.get(GRAPH)
-    if entry is not None and entry["sha256"] == sha256_hex(graph_bytes):
+    if ws.holds(GRAPH, graph_bytes):
         return
     derived = {**DERIVED_BY_GRAPH, VIEW: VIEW_STALE} if view else DERIVED_BY_GRAPH
     gen.mark_stale({name: why for name, why in derived.items() if ws.exists(name)})
@@ -150,7 +136,7 @@ def build(
                                         "view_nodes": max_view_nodes})
         mark_stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
         outputs = write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
-        stage_files(gen, journals)
+        gen.stage(journals)
         number = gen.commit()
     from kgkit.io.extractions import failed_chunks
 
@@ -162,8 +148,8 @@ def workspace_splits(ws: Workspace) -> tuple[SplitSpec, ...]:
     """The accepted split decisions of the workspace, as `build_graph(..., splits=)` takes them."""
     if not ws.exists(DECISIONS):  # none: the resolve stages (rapidfuzz ...) are not imported for nothing
         return ()
+    from kgkit.core.decisions import split_specs
     from kgkit.io.decisions import read_decisions
-    from kgkit.stages.resolve.split import split_specs
 
     return split_specs(read_decisions(ws))
 
@@ -209,46 +195,6 @@ def replay_decisions(ws: Workspace, graph: Graph, domain: Domain) -> tuple[Graph
     return graph, sorted(files.items())
 
 
-def stage_files(gen: Generation, files: Sequence[tuple[str, bytes | None]]) -> None:
-    """Stage extra files of a generation (None: the file is removed)."""
-    for name, data in files:
-        if data is None:
-            gen.remove(name)
-        else:
-            gen.write_bytes(name, data)
-
-
-def find_communities(graph: Graph, settings: Settings) -> tuple[Graph, Communities]:
-    """The graph's communities (the settings' seed and method) and the graph that carries them."""
-    comms = detect_communities(graph, seed=settings.seed, method=settings.community_method)
-    return assign_communities(graph, comms), comms
-
-
-def commit_change(ws: Workspace, graph: Graph, communities: Communities, files: Sequence[tuple[str, bytes | None]],
-                  step: str) -> tuple[int]:
-    """Commit a graph a decision changed (apply, undo) and its communities, with `files` (name -> bytes, None to
-    remove), as one generation: graph.html is removed and marked stale (a view of the graph before would
-    mislead, and drawing it is left to the next `kgkit view`; kept when the graph is unchanged), and so are the
-    index and narrative (marked)."""
-    gen = ws.begin(step)
-    graph_bytes = graph.to_json_bytes(end=b"\n")
-    entry = ws.manifest().artefacts.get(GRAPH)
-    unchanged = entry is not None and entry["sha256"] == sha256_hex(graph_bytes)  # its view is still right: kept
-    mark_stale_if_changed(gen, graph_bytes, view=True)
-    write_graph_outputs(gen, graph, communities, write_view=False, view_nodes=0, graph_bytes=graph_bytes,
-                        drop_view=not unchanged)
-    stage_files(gen, files)
-    return (gen.commit(),)
-
-
-COMMIT_CHANGE_STEPS = (
-    Step("communities", find_communities, inputs=("graph", "settings"), outputs=("graph", "communities")),
-    Step("commit", commit_change, inputs=("ws", "graph", "communities", "files", "step"), outputs=("generation",)),
-)
-"""The end of `apply` and `undo`: the changed graph's communities found, then graph, communities and `files`
-committed, the derived artefacts marked stale."""
-
-
 def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tuple[str, bytes | None]] = (),
                  seed: int | None = None, method: str | None = None, write_view: bool = True,
                  view_nodes: int | None = None) -> tuple[Graph, Communities, int]:
@@ -258,11 +204,12 @@ def commit_graph(ws: Workspace, graph: Graph, *, step: str, extra: Sequence[tupl
     seed = config.seed if seed is None else seed
     method = config.community_method if method is None else method
     view_nodes = config.view_nodes if view_nodes is None else view_nodes
-    graph, comms = find_communities(graph, config.model_copy(update={"seed": seed, "community_method": method}))
+    comms = detect_communities(graph, seed=seed, method=method)
+    graph = assign_communities(graph, comms)
     gen = ws.begin(step, config={"seed": seed, "community_method": method, "view_nodes": view_nodes})
     mark_stale_if_changed(gen, graph.to_json_bytes(end=b"\n"))
     write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=view_nodes)
-    stage_files(gen, extra)
+    gen.stage(extra)
     return graph, comms, gen.commit()
 
 

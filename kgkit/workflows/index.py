@@ -32,8 +32,8 @@ from kgkit.stages.search.minilm import search_embedder
 from kgkit.workflows.corpus import Progress, load_corpus
 from kgkit.workflows.executors import open_executor
 from kgkit.workflows.graph import as_workspace, read_graph
+from kgkit.workflows.pipeline import Settings
 from kgkit.workflows.records import IndexReport
-from kgkit.workflows.settings import Settings
 
 if TYPE_CHECKING:
     from kgkit.core.graph import Graph

@@ -1,6 +1,6 @@
 """Entity resolution over a Workspace: resolve (candidates + policy decisions), record a person's decisions,
-apply them and undo the last apply, each a few declared steps (`APPLY_STEPS`, `UNDO_STEPS`, then
-kgkit.workflows.graph's `COMMIT_CHANGE_STEPS`): graph, journal and communities in one generation, and what
+apply them and undo the last apply, each a few declared steps (`APPLY_STEPS`, `UNDO_STEPS`, both ending with
+`COMMIT_CHANGE_STEPS`): graph, journal and communities in one generation, and what
 derives from the graph marked stale instead of rebuilt inline: graph.html (removed until `kgkit view` draws it
 again), the search index (`kgkit search` brings it up to date), the narrative (`kgkit narrate`).
 
@@ -29,9 +29,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from kgkit import io
+from kgkit.core.decisions import split_specs
 from kgkit.core.domain import DomainError
 from kgkit.core.graph import Graph
-from kgkit.io.atomic import dumps_json
 from kgkit.io.decisions import (
     CANDIDATES_FILE,
     DECISIONS_FILE,
@@ -41,8 +41,18 @@ from kgkit.io.decisions import (
     read_decisions,
     read_journal,
 )
-from kgkit.io.workspace import JOURNAL_DIR, Workspace, WorkspaceError
-from kgkit.stages.communities import without_communities
+from kgkit.io.generation import dumps_json
+from kgkit.io.workspace import (
+    COMMUNITIES,
+    GRAPH,
+    JOURNAL_DIR,
+    VIEW,
+    Workspace,
+    WorkspaceError,
+    as_workspace,
+    read_graph,
+)
+from kgkit.stages.communities import Communities, assign_communities, detect_communities, without_communities
 from kgkit.stages.resolve import (
     Decision,
     MergeCandidate,
@@ -57,12 +67,10 @@ from kgkit.stages.resolve import undo as undo_stage
 from kgkit.stages.resolve.apply import Applied as AppliedGraph
 from kgkit.stages.resolve.apply import journal_between
 from kgkit.stages.resolve.regroup import kept_apart_candidates
-from kgkit.stages.resolve.split import split_specs
-from kgkit.workflows.graph import COMMIT_CHANGE_STEPS, as_workspace, read_graph, rebuild_graph
-from kgkit.workflows.pipeline import Step, execute
-from kgkit.workflows.settings import Settings
+from kgkit.workflows.graph import DERIVED_BY_GRAPH, VIEW_STALE, rebuild_graph
+from kgkit.workflows.pipeline import Settings, Step, execute
 
-__all__ = ["APPLY_STEPS", "UNDO_STEPS", "Applied", "Resolved", "Undone", "apply", "candidates", "decisions",
+__all__ = ["APPLY_STEPS", "COMMIT_CHANGE_STEPS", "UNDO_STEPS", "Applied", "Resolved", "Undone", "apply", "candidates", "decisions",
            "merged_away", "record", "resolve", "symmetric_types", "undo"]
 
 
@@ -248,6 +256,37 @@ class _Change:
     @property
     def changed(self) -> bool:
         return self.journal is not None or bool(self.undone)
+
+
+def _find_communities(graph: Graph, settings: Settings) -> tuple[Graph, Communities]:
+    """The graph's communities (the settings' seed and method) and the graph that carries them."""
+    comms = detect_communities(graph, seed=settings.seed, method=settings.community_method)
+    return assign_communities(graph, comms), comms
+
+
+def _commit_change(ws: Workspace, graph: Graph, communities: Communities, files: Sequence[tuple[str, bytes | None]],
+                   step: str) -> tuple[int]:
+    """Commit a graph a decision changed (apply, undo), its communities and `files` (name -> bytes, None to
+    remove) as one generation. When graph.json's bytes change, graph.html is removed (a view of the graph
+    before would mislead; the next `kgkit view` draws it) and marked stale, with the index and narrative."""
+    gen = ws.begin(step)
+    graph_bytes = graph.to_json_bytes(end=b"\n")
+    if not ws.holds(GRAPH, graph_bytes):
+        gen.mark_stale({name: why for name, why in {**DERIVED_BY_GRAPH, VIEW: VIEW_STALE}.items() if ws.exists(name)})
+        if ws.exists(VIEW):
+            gen.remove(VIEW)
+    gen.write_bytes(GRAPH, graph_bytes)
+    gen.write_json(COMMUNITIES, communities.to_json_dict())
+    gen.stage(files)
+    return (gen.commit(),)
+
+
+COMMIT_CHANGE_STEPS = (
+    Step("communities", _find_communities, inputs=("graph", "settings"), outputs=("graph", "communities")),
+    Step("commit", _commit_change, inputs=("ws", "graph", "communities", "files", "step"), outputs=("generation",)),
+)
+"""The end of `apply` and `undo`: the changed graph's communities found, then graph, communities and `files`
+committed, the derived artefacts marked stale."""
 
 
 def _read_graph(ws: Workspace) -> tuple[Graph]:

@@ -53,12 +53,10 @@ from kgkit.workflows.graph import (
     mark_stale_if_changed,
     replay_decisions,
     split_options,
-    stage_files,
     write_graph_outputs,
 )
-from kgkit.workflows.pipeline import Step, execute
+from kgkit.workflows.pipeline import EXTRACTION_FIELDS, Settings, Step, execute
 from kgkit.workflows.records import Outcome, RunSummary
-from kgkit.workflows.settings import EXTRACTION_FIELDS, Settings
 
 __all__ = ["ExtractResult", "RunResult", "RunSummary", "extract", "run"]
 
@@ -277,7 +275,7 @@ def run(
         mark_stale_if_changed(gen, graph_bytes)
         result.outputs = write_graph_outputs(gen, graph, comms, write_view=write_view, view_nodes=max_view_nodes)
         gen.write_jsonl(EXTRACTIONS, [e.model_dump(mode="json") for e in extractions])
-        stage_files(gen, journals)
+        gen.stage(journals)
         result.outputs.update(extractions=str(ws.path(EXTRACTIONS)), summary=str(ws.path(RUN)))
         timings["write"] = clock() - t
         result.generation = ws.manifest().generation + 1

@@ -34,11 +34,10 @@ from typing import Any
 
 import pandas as pd
 
-from kgkit.core.decisions import DECIDER_RANK, Decision, Journal, JournalEntry, TableDiff
+from kgkit.core.decisions import DECIDER_RANK, Decision, Journal, JournalEntry, TableDiff, UnionFind
 from kgkit.core.graph import TABLES, Graph
-from kgkit.core.names import relation_id
+from kgkit.core.records import relation_id
 from kgkit.core.stage import stage
-from kgkit.core.union_find import UnionFind
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from kgkit.core.decisions import DECIDER_RANK, Decision, Kind, MergeCandidate
+from kgkit.core.decisions import DECIDER_RANK, Decision, Kind, MergeCandidate, UnionFind
 from kgkit.core.records import Record
 from kgkit.core.stage import stage
-from kgkit.core.union_find import UnionFind
 from kgkit.stages.resolve.guards import policy_guard
 from kgkit.stages.resolve.keys import match_key
 from kgkit.stages.resolve.scoring import GUARD_PREFIX

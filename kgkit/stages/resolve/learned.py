@@ -31,8 +31,7 @@ import numpy as np
 
 from kgkit.core.decisions import Decision, MergeCandidate
 from kgkit.core.names import normalise_name
-from kgkit.core.stage import stage
-from kgkit.stages.build import gc_paused
+from kgkit.core.stage import gc_paused, stage
 from kgkit.stages.resolve.config import ResolveConfig
 from kgkit.stages.resolve.decisions import Policy
 from kgkit.stages.resolve.keys import PERSON_TYPES

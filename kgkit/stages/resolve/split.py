@@ -23,12 +23,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Literal
 
-from kgkit.core.decisions import SPLIT_MARK, Decision
+from kgkit.core.decisions import SPLIT_MARK, Decision, SplitSpec, split_specs
 from kgkit.core.graph import Graph
 from kgkit.core.names import normalise_name
 from kgkit.core.records import Record, short_hash
 from kgkit.core.stage import stage
-from kgkit.stages.splits import SplitSpec, split_ids
+from kgkit.stages.splits import split_ids
 
 __all__ = ["SplitCandidate", "SplitSpec", "split_candidates", "split_decision", "split_ids", "split_specs"]
 
@@ -51,18 +51,6 @@ def split_decision(entity_id: str, *, documents: Iterable[str] = (), chunks: Ite
     tag = _label(label) if label and _label(label) else short_hash(*docs, "|", *parts, length=6)
     return Decision(kind="split", subjects=(entity_id, f"{entity_id}{SPLIT_MARK}{tag}"), documents=docs,
                     chunks=parts, verdict=verdict, decided_by="person", who=who, at=at, why=why)
-
-
-def split_specs(decisions: Iterable[Decision]) -> tuple[SplitSpec, ...]:
-    """The accepted splits, in the order the build applies them (a split of a split-off entity after its
-    parent's; then by new id). A mention both claim goes to the first.
-
-    >>> split_specs([split_decision("L:paris", documents=["d"], verdict="reject")])
-    ()
-    """
-    found = [SplitSpec(d.subjects[0], d.subjects[1], frozenset(d.documents), frozenset(d.chunks))
-             for d in decisions if d.kind == "split" and d.verdict == "accept"]
-    return tuple(sorted(found, key=lambda s: (s.entity.count(SPLIT_MARK), s.new_id)))
 
 
 class SplitCandidate(Record):
