@@ -305,7 +305,7 @@ def test_the_cli_loads_spacy_without_torch_and_extracts_the_same(offline_extract
     """The CLI (kgkit.cli.main) sets KGKIT_SPACY_WITHOUT_TORCH: spaCy comes without torch behind thinc (1-2 s of a
     cold `kgkit add`), and the offline extractor's output is the one a library process gets (bench/bench_add.py
     --check-spacy compares spaCy's annotations over the whole demo corpus)."""
-    from kgkit.extractors.offline.extractor import WITHOUT_TORCH, _spacy_architectures_only
+    from kgkit.extractors.offline.loading import WITHOUT_TORCH, spacy_architectures_only
     from kgkit.io.cache import Cache
     from kgkit.stages.chunk import chunk_document
     from kgkit.workflows.corpus import load_corpus
@@ -322,13 +322,13 @@ def test_the_cli_loads_spacy_without_torch_and_extracts_the_same(offline_extract
     assert not out["1"]["torch"] and not out["1"]["thinc_has_torch"] and out["0"]["thinc_has_torch"]
     assert out["1"]["extractions"] == out["0"]["extractions"] and len(out["1"]["extractions"]) == len(texts) == 10
 
-    assert _spacy_architectures_only(offline_extractor.model)
+    assert spacy_architectures_only(offline_extractor.model)
     model = tmp_path / "trf"
     model.mkdir()
     (model / "config.cfg").write_text('[components.transformer.model]\n@architectures = '
                                       '"spacy-transformers.TransformerModel.v3"\n')
-    assert not _spacy_architectures_only(str(model))  # a torch-based pipeline keeps thinc's torch support
-    assert not _spacy_architectures_only("no_such_spacy_model")
+    assert not spacy_architectures_only(str(model))  # a torch-based pipeline keeps thinc's torch support
+    assert not spacy_architectures_only("no_such_spacy_model")
 
 
 def test_load_corpus_caches_the_furniture_and_gives_the_same_documents(tmp_path: Path) -> None:

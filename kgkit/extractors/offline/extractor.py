@@ -19,7 +19,6 @@ from kgkit.extractors.offline.loading import (
     WITHOUT_TORCH,
     load_model,
     run_lock,
-    spacy_architectures_only,
 )
 from kgkit.extractors.offline.mentions import Mention, find_mentions, format_votes, sentence_of, text_of
 from kgkit.extractors.offline.passes import MentionPass, PassContext, run_passes
@@ -46,7 +45,6 @@ CONTEXT_PASSES: tuple[MentionPass, ...] = (
     MentionPass("meeting votes", lambda doc, ms, ctx: meeting_votes(doc, ms, ctx.domain.entity_type_for_label("EVENT"))),
     MentionPass("mate votes", lambda doc, ms, ctx: mate_votes(doc, ms)),
 )
-_spacy_architectures_only = spacy_architectures_only  # its name here before loading.py held it (tests/test_add.py)
 _CONTAINMENT = re.compile(r"(?:^| )(?:in|at)$")  # predicates a place chain extends: "locate in", "bear in"
 _PARAGRAPH = re.compile(r"\S(?:[^\n]|\n(?![ \t\r]*\n))*")  # text between blank lines
 
