@@ -101,11 +101,9 @@ def corpus_copy(tmp_path: Path) -> Path:
     return dest
 
 
-@pytest.fixture(scope="session")
-def demo_run(tmp_path_factory):
-    """`kgkit run` on a copy of the bundled demo corpus with every socket call refused, then the same
-    command again (warm). Returns (workspace, cold summary, warm summary). Shared by slow tests, and by the
-    pytest-xdist workers of one run: the first worker to ask builds it under a file lock, the others read it."""
+def _built_once(tmp_path_factory, name: str, build) -> tuple[Path, list]:
+    """`build(folder)` run once per test run, shared by the pytest-xdist workers: the first worker to ask builds
+    it under a file lock, the others read the JSON it returned. Returns (folder, that JSON)."""
     import json
 
     from filelock import FileLock
@@ -113,16 +111,42 @@ def demo_run(tmp_path_factory):
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):  # under xdist: the folder above the workers' own
         shared = shared.parent
-    base = shared / "demo-run"
-    with FileLock(str(shared / "demo-run.lock")):
-        if not (base / "summaries.json").is_file():
-            summaries = _build_demo_run(base)
-            (base / "summaries.json").write_text(json.dumps(summaries), encoding="utf-8")
-        summaries = json.loads((base / "summaries.json").read_text(encoding="utf-8"))
+    base = shared / name
+    with FileLock(str(shared / f"{name}.lock")):
+        if not (base / "built.json").is_file():
+            built = build(base)
+            (base / "built.json").write_text(json.dumps(built), encoding="utf-8")
+        return base, json.loads((base / "built.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """`kgkit run` on a copy of the bundled demo corpus with every socket call refused, then the same
+    command again (warm). Returns (workspace, cold summary, warm summary). Shared by slow tests, and by the
+    pytest-xdist workers of one run (built once)."""
+    base, summaries = _built_once(tmp_path_factory, "demo-run", _build_demo_run)
     return base / "ws", summaries[0], summaries[1]
 
 
+@pytest.fixture(scope="session")
+def demo_people_cache(tmp_path_factory) -> Path:
+    """The cache of `kgkit run data/demo/sotu_1934_1946 --domain people_orgs_events` (offline), built once per
+    test run like demo_run: the README's first command and the extraction notebook's second domain, whose cold
+    extractions of the demo it seeds (a cache is content-addressed, so copies of two caches merge)."""
+    base, _ = _built_once(tmp_path_factory, "demo-people", _build_demo_people)
+    return base / "cache"
+
+
+def _build_demo_people(base: Path) -> list[dict]:
+    return _run_demo_offline(base, ["--domain", "people_orgs_events", "--cache", str(base / "cache")], times=1)
+
+
 def _build_demo_run(base: Path) -> list[dict]:
+    return _run_demo_offline(base, [], times=2)
+
+
+def _run_demo_offline(base: Path, options: list[str], *, times: int) -> list[dict]:
+    """`kgkit run` of a copy of the demo corpus into base/ws, `times` times, every socket call refused."""
     import json
     import shutil
     import socket
@@ -139,8 +163,8 @@ def _build_demo_run(base: Path) -> list[dict]:
             mp.setattr(socket.socket, name, _refuse_network)
         mp.setattr(socket, "create_connection", _refuse_network)
         mp.setattr(socket, "getaddrinfo", _refuse_network)
-        for _ in range(2):
-            result = CliRunner().invoke(app, ["run", str(corpus), "-o", str(ws), "--json"])
+        for _ in range(times):
+            result = CliRunner().invoke(app, ["run", str(corpus), "-o", str(ws), *options, "--json"])
             assert result.exit_code == 0, result.output
             summaries.append(json.loads(result.stdout))
     return summaries

@@ -555,8 +555,8 @@ class Examples:
     """Starts the local model servers and runs the given examples, EXAMPLE_WORKERS at a time, the demo build
     first; `result(block)` waits for one."""
 
-    def __init__(self, blocks: list[Block], base: Path) -> None:
-        self.base, self.procs = base, Processes()
+    def __init__(self, blocks: list[Block], base: Path, seed_caches: tuple[Path, ...] = ()) -> None:
+        self.base, self.procs, self.seed_caches = base, Processes(), seed_caches
         self.servers = [LLMServer(max_requests=SERVER_REQUESTS, max_seconds=SERVER_SECONDS).start()]
         self.taken: set[int] = set()
         for port in FIXED_PORTS:
@@ -574,8 +574,11 @@ class Examples:
 
     def _build_demo(self) -> Path:
         """workspace/demo as `make demo` leaves it; its cache also holds the people_orgs_events extractions (the
-        README's first line) and the embeddings of `kgkit index`."""
+        README's first line) and the embeddings of `kgkit index`. It starts from a copy of the session's offline
+        demo runs' caches (the same commands' extractions), so it extracts nothing again."""
         where = example_dir(self.base / "demo-build")
+        for cache in self.seed_caches:  # the session's offline runs of the demo: their extractions are cache hits
+            shutil.copytree(cache, where / "workspace" / "demo" / "cache", dirs_exist_ok=True)
         env = example_env(where, self.server_env)
         self._kgkit(["run", DEMO, "-o", "workspace/demo", "--domain", "people_orgs_events"], where, env)
         for step in make_demo_steps():
@@ -625,7 +628,10 @@ def make_demo_steps() -> list[list[str]]:
 def examples(request, tmp_path_factory):
     selected = [item.callspec.params["block"] for item in request.session.items
                 if getattr(item, "originalname", None) == "test_example"]
-    running = Examples(selected, tmp_path_factory.mktemp("examples"))
+    seeds = ()
+    if any(block.needs_demo for block in selected):  # conftest's offline demo runs, shared with other tests
+        seeds = (request.getfixturevalue("demo_run")[0] / "cache", request.getfixturevalue("demo_people_cache"))
+    running = Examples(selected, tmp_path_factory.mktemp("examples"), seeds)
     try:
         yield running
     finally:
