@@ -15,7 +15,10 @@ types (fit_type_weights over the cues traced in the hand-set run); the type vote
 matched to gold; the rule confidences (CONFIDENCE) against confidences counted on the other half, as log loss of
 "this typed relation joins a gold pair". With --learned (bench/train_ner.py models trained on the first and on the
 second half): the learned NER alone and with the rules ("extra": its entities the rules have nothing at; "veto":
-only the rules' entities it also finds), each on the half it was not trained on.
+only the rules' entities it also finds), each on the half it was not trained on; and "rules+learned-fitted": the
+fitted combiner (kgkit.extractors.offline.combine) fitted on one half's held-out predictions, scored on the other
+(--held-cache FILE keeps the held-out predictions and, when the file exists, scores only the rows made from them;
+--write-combiner [PATH] fits the combiner on both halves and writes its weights).
 
 Data: ../shared/data (Re-DocRED dev: MIT; A Christmas Carol: public domain). Each part is skipped, with a message
 saying so, when its data is absent.
@@ -149,6 +152,7 @@ class Predicted:
     relations: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # (source, target, type, rule, predicate)
     aliases: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (name, type) -> surface names
     info: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (name, type) -> label, votes
+    dropped: list[tuple[int, int, str, str]] = field(default_factory=list)  # (start, end, pass, reason) the rules dropped
 
 
 def from_extraction(doc: DocumentExtraction) -> Predicted:
@@ -179,6 +183,7 @@ class Pipeline:
 
         self.domain, self.extractor = domain, OfflineExtractor()
         self.passes: dict[str, dict[str, int]] = {}  # what each span and mention pass changed (--passes)
+        self.dropped: dict[str, list[tuple[int, int, str, str]]] = {}  # document id -> what the passes dropped
         try:
             from kgkit.extractors.offline.coref import coref_documents
             from kgkit.stages.furniture import strip_furniture
@@ -191,7 +196,12 @@ class Pipeline:
         if self.furniture is not None:
             documents = [self.furniture(d) for d in documents]
         chunks = [chunk_document(d) for d in documents]
-        results, counts = self.extractor.extract_counting([c.text for cs in chunks for c in cs], domain=self.domain)
+        dropped: list[tuple[int, int, int, str, str]] = []
+        results, counts = self.extractor.extract_counting([c.text for cs in chunks for c in cs], domain=self.domain,
+                                                          dropped=dropped)
+        flat = [c for cs in chunks for c in cs]
+        for i, start, end, step, why in dropped:  # at document offsets (--folds: the combiner's features)
+            self.dropped.setdefault(flat[i].document_id, []).append((start + flat[i].start, end + flat[i].start, step, why))
         found = iter(results)
         for name, change in counts.items():
             row = self.passes.setdefault(name, {})
@@ -221,7 +231,10 @@ class Pipeline:
         t = time.process_time()
         named = self.name(stripped, extracted)
         share = (time.process_time() - t) / max(len(docs), 1)
-        return [from_extraction(d) for d in named], [c + share for c in cpu]
+        preds = [from_extraction(d) for d in named]
+        for d, pred in zip(named, preds):
+            pred.dropped = self.dropped.pop(d.document_id, [])
+        return preds, [c + share for c in cpu]
 
 
 class SpacyBaseline:
@@ -629,7 +642,7 @@ def combiner_examples(gold: Gold, rules: Predicted, learned: Predicted) -> tuple
     a rules entity, one of its aliases) and the gold class of the entity it names."""
     from kgkit.extractors.offline.combine import candidates
 
-    cs = candidates(_found(rules), _found(learned), gold.text)
+    cs = candidates(_found(rules), _found(learned), gold.text, dropped=getattr(rules, "dropped", []))
     by_name = {n: g["type"] for g in gold.entities if g["type"] in NAMED for n in g["names"]}
     is_name, classes = [], []
     for c in cs:
@@ -694,15 +707,16 @@ def from_held(golds: list[Gold], held: dict[str, list[Any]]) -> dict[str, Any]:
             "systems": {name: [t.figures() for t in tallies] for name, tallies in systems.items()}}
 
 
-def write_combiner(golds: list[Gold], held: dict[str, list[Any]]) -> None:
-    """Fit the combiner on every document's held-out predictions and write it (COMBINER_FILE)."""
-    from kgkit.extractors.offline.combine import COMBINER_FILE, fit_combiner
+def write_combiner(golds: list[Gold], held: dict[str, list[Any]], path: Path) -> None:
+    """Fit the combiner on every document's held-out predictions and write it to `path` (the extractor reads
+    kgkit.extractors.offline.combine.COMBINER_FILE)."""
+    from kgkit.extractors.offline.combine import fit_combiner
 
     examples = [combiner_examples(g, held["rules"][i], held["learned"][i]) for i, g in enumerate(golds)]
     model = fit_combiner(*([x for e in examples for x in e[k]] for k in range(3)))
-    COMBINER_FILE.parent.mkdir(exist_ok=True)
-    COMBINER_FILE.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {COMBINER_FILE} ({len(model.features)} features, {sum(len(e[0]) for e in examples)} candidates)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path} ({len(model.features)} features, {sum(len(e[0]) for e in examples)} candidates)")
 
 
 def print_folds(found: dict[str, Any]) -> None:
@@ -831,9 +845,10 @@ def main() -> None:
     parser.add_argument("--held-cache", type=Path, default=None,
                         help="with --folds --learned: keep the held-out predictions here; when the file exists, score "
                              "only the rows made from them (rules-fitted, learned-ner, rules+learned-fitted)")
-    parser.add_argument("--write-combiner", action="store_true",
-                        help="with --folds --learned: fit the combiner on both halves' held-out predictions and write "
-                             "it to the extractor's data file (kgkit/extractors/offline/models/combiner.json)")
+    parser.add_argument("--write-combiner", type=Path, nargs="?", const=Path("kgkit/extractors/offline/models/combiner.json"),
+                        default=None, metavar="PATH",
+                        help="with --folds --learned --held-cache: fit the combiner on both halves' held-out "
+                             "predictions and write it here (default: the extractor's data file, models/combiner.json)")
     args = parser.parse_args()
     domain = load_domain(args.domain)
     from kgkit.extractors.offline import OfflineExtractor
@@ -882,7 +897,7 @@ def main() -> None:
             report["folds"] = cross_validated(golds, domain, learned=args.learned, cache=args.held_cache)
         print_folds(report["folds"])
         if args.write_combiner:
-            write_combiner(golds, pickle.loads(args.held_cache.read_bytes()))
+            write_combiner(golds, pickle.loads(args.held_cache.read_bytes()), ROOT / args.write_combiner)
     if not args.no_carol and (found := carol(domain)) is not None:
         report["christmas_carol"] = found
         print(f"\nA Christmas Carol: {found['entities']} entities, {found['relations']} relations, CPU {found['cpu_s']} s")

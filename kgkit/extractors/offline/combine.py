@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from kgkit.extractors.offline.lexicon import _FUNCTION_WORDS, DEMONYMS, GENERIC, TITLES
+
 __all__ = ["CLASSES", "COMBINER_FILE", "Candidate", "Combiner", "Found", "candidates", "combiner", "decide",
            "fit_combiner", "type_for"]
 
@@ -31,6 +33,7 @@ CLASSES = ("PER", "ORG", "LOC", "MISC")
 LEARNED_LABELS = ("PER", "ORG", "LOC", "MISC")
 RULE_TYPES = ("Person", "Organization", "Location", "Group", "Event", "Law", "Work", "Product", "Other")
 SPACY_LABELS = ("PERSON", "ORG", "GPE", "NORP", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
+_COMMON = GENERIC | TITLES | _FUNCTION_WORDS
 _CLASS_TYPE = {"PER": "Person", "ORG": "Organization", "LOC": "Location"}
 
 
@@ -67,15 +70,23 @@ def _overlapping(spans: Sequence[tuple[int, int]], others: Sequence[Found]) -> F
     return next((o for o in others if any(s < e2 and s2 < e for s, e in spans for s2, e2 in o.spans)), None)
 
 
+def _inside(spans: Sequence[tuple[int, int]], other: Found | None, *, strict: bool) -> bool:
+    """Every span lies within one of `other`'s (strict: and is shorter)."""
+    return bool(spans) and other is not None and all(
+        any(s2 <= s and e <= e2 and (not strict or e - s < e2 - s2) for s2, e2 in other.spans) for s, e in spans)
+
+
 def _margin(votes: str) -> tuple[float, float]:
     weights = sorted((float(w) for _, _, w in (v.rpartition(":") for v in votes.split(",") if ":" in v)), reverse=True)
     top = weights[0] if weights else 0.0
     return top, top - (weights[1] if len(weights) > 1 else 0.0)
 
 
-def features(c: Candidate, rules: Sequence[Found], learned: Sequence[Found], text: str) -> dict[str, float]:
+def features(c: Candidate, rules: Sequence[Found], learned: Sequence[Found], text: str,
+             dropped: Sequence[tuple[int, int, str, str]] = ()) -> dict[str, float]:
     """The candidate's inputs, each 0/1 or a small number (a side's view of an overlapping entity when it has
-    none of this name)."""
+    none of this name; `dropped`: what the rules' passes dropped, (start, end, pass, reason), a feature per
+    pass and reason of a record on one of the candidate's spans)."""
     r = c.rules or _overlapping(c.spans, rules)
     le = c.learned or _overlapping(c.spans, learned)
     words = c.name.split()
@@ -94,7 +105,18 @@ def features(c: Candidate, rules: Sequence[Found], learned: Sequence[Found], tex
         "digit": float(any(ch.isdigit() for ch in c.name)), "the": float(c.name.lower().startswith("the ")),
         "mentions": min(len(c.spans), 8) / 8.0, "opens_sentence": float(first == 0 or before.endswith((".", "!", "?"))),
         "alias": float(c.rules is not None and c.learned is not None and c.rules.name != c.learned.name),
+        "generic": float(all(w.lower() in _COMMON for w in words)),
+        "demonym": float(c.name.lower() in DEMONYMS),
+        "lower_elsewhere": float(bool(re.search(rf"(?<!\w){re.escape(c.name.lower())}(?!\w)", text))),
+        "inside_other": float(_inside(c.spans, r if c.rules is None else le, strict=True)),
+        "holds_other": float(_inside((r if c.rules is None else le).spans if (r if c.rules is None else le) else (),
+                                     Found(c.name, c.spans), strict=True)),
     }
+    spans = set(c.spans)
+    for start, end, step, why in dropped:
+        if (start, end) in spans:
+            out[f"dropped:{step}:{why.split(':', 1)[0]}"] = 1.0
+            out["dropped"] = 1.0
     for lab in LEARNED_LABELS:
         out[f"learned:{lab}"] = float(le is not None and le.label == lab)
     for t in RULE_TYPES:
@@ -107,18 +129,28 @@ def features(c: Candidate, rules: Sequence[Found], learned: Sequence[Found], tex
     return out
 
 
-def candidates(rules: Sequence[Found], learned: Sequence[Found], text: str) -> list[Candidate]:
-    """One candidate per name of either side (a name both give once), in first-found order, with its features."""
+def candidates(rules: Sequence[Found], learned: Sequence[Found], text: str,
+               dropped: Sequence[tuple[int, int, str, str]] = ()) -> list[Candidate]:
+    """One candidate per name of either side (a name both give once; a learned name on the mentions of one rules
+    entity is that entity's), in first-found order, with its features (`dropped`: see features)."""
     by_key: dict[str, Candidate] = {}
+    at_span: dict[tuple[int, int], Candidate] = {}
     for side, found in (("rules", rules), ("learned", learned)):
         for f in found:
-            c = by_key.setdefault(_key(f.name), Candidate(f.name, (), None, None))
+            same = {id(at_span[s]): at_span[s] for s in f.spans if s in at_span}
+            if side == "learned" and _key(f.name) not in by_key and len(same) == 1 \
+                    and all(s in at_span for s in f.spans):  # the rules' entity's own mentions, another name
+                c = next(iter(same.values()))
+            else:
+                c = by_key.setdefault(_key(f.name), Candidate(f.name, (), None, None))
             if getattr(c, side) is None:
                 setattr(c, side, f)
             c.spans = tuple(sorted({*c.spans, *f.spans}))
+            if side == "rules":
+                at_span.update((s, c) for s in f.spans)
     out = list(by_key.values())
     for c in out:
-        c.features = features(c, rules, learned, text)
+        c.features = features(c, rules, learned, text, dropped)
     return out
 
 
@@ -168,8 +200,11 @@ def fit_combiner(cs: Sequence[Candidate], is_name: Sequence[bool], gold_class: S
     kind = LogisticRegression(C=1.0 / strength, max_iter=2000).fit(x[typed], y)
     rows = np.zeros((len(CLASSES), len(names)))
     bias = np.full(len(CLASSES), -1e3)
-    for k, cls in enumerate(kind.classes_):
-        rows[cls], bias[cls] = kind.coef_[k], kind.intercept_[k]
+    if len(kind.classes_) == 2:  # one row of weights: the second class's score against the first's 0
+        rows[kind.classes_[1]], bias[kind.classes_[1]], bias[kind.classes_[0]] = kind.coef_[0], kind.intercept_[0], 0.0
+    else:
+        for k, cls in enumerate(kind.classes_):
+            rows[cls], bias[cls] = kind.coef_[k], kind.intercept_[k]
     return Combiner(names, tuple(accept.coef_[0]), float(accept.intercept_[0]), tuple(map(tuple, rows)), tuple(bias))
 
 
