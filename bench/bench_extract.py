@@ -15,7 +15,8 @@ types (fit_type_weights over the cues traced in the hand-set run); the type vote
 matched to gold; the rule confidences (CONFIDENCE) against confidences counted on the other half, as log loss of
 "this typed relation joins a gold pair". With --learned (bench/train_ner.py models trained on the first and on the
 second half): the learned NER alone and with the rules ("extra": its entities the rules have nothing at; "veto":
-only the rules' entities it also finds), each on the half it was not trained on; and "rules+learned-fitted": the
+only the rules' entities it also finds), each on the half it was not trained on; "rules-over-learned": the rules
+run over the learned NER in place of spaCy's (rules_over_learned); and "rules+learned-fitted": the
 fitted combiner (kgkit.extractors.offline.combine) fitted on one half's held-out predictions, scored on the other
 (--held-cache FILE keeps the held-out predictions and, when the file exists, scores only the rows made from them;
 --write-combiner [PATH] fits the combiner on both halves and writes its weights).
@@ -507,6 +508,38 @@ class LearnedNER(SpacyBaseline):
         return out
 
 
+LEARNED_AS_SPACY = {"PER": "PERSON", "ORG": "ORG", "LOC": "GPE", "MISC": "MISC"}
+
+
+def rules_over_learned(domain: Domain, path: Path, name: str) -> Pipeline:
+    """The offline pipeline with the learned NER (bench/train_ner.py) in place of the shipped model's NER (the same
+    cost: each NER has its own token-to-vector layer), its labels renamed to spaCy's (PER -> PERSON, LOC -> GPE,
+    MISC kept: the domain types it Other); the rules run over its entities."""
+    import threading
+
+    import spacy
+    from spacy.language import Language
+    from spacy.tokens import Span as SpacySpan
+
+    from kgkit.extractors.offline import DEFAULT_MODEL, OfflineExtractor, loading
+
+    if not Language.has_factory("kgkit_bench_spacy_labels"):
+        def spacy_labels(doc: Any) -> Any:
+            doc.ents = [SpacySpan(doc, e.start, e.end, label=LEARNED_AS_SPACY.get(e.label_, e.label_)) for e in doc.ents]
+            return doc
+
+        Language.component("kgkit_bench_spacy_labels", func=spacy_labels)
+    nlp = loading.load_pipeline(spacy, DEFAULT_MODEL)
+    nlp.remove_pipe("ner")
+    nlp.add_pipe("ner", source=spacy.load(path))
+    nlp.add_pipe("kgkit_bench_spacy_labels", after="ner")
+    loading._MODELS[name], loading._RUN_LOCKS[name] = nlp, threading.Lock()  # load_model(name) finds it
+    pipeline = Pipeline(domain)
+    pipeline.extractor = OfflineExtractor(model=name)
+    pipeline.documents([Document.from_text("Warm up the model in Paris.", path="warm-up.txt")])
+    return pipeline
+
+
 def combined(rules: Predicted, learned: Predicted, how: str) -> Predicted:
     """The rules' entities with the learned model's: "extra" adds a learned entity none of whose spans overlaps
     one of the rules'; "veto" keeps only the rules' entities one of whose spans overlaps a learned span."""
@@ -616,6 +649,9 @@ def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
         systems.setdefault("learned-ner", [None, None])[1 - j] = _tallies(sub, lp, lc, [range(len(sub))])[0]
         for i, q, t in zip(part, lp, lc):
             held["learned"][i], held["learned_cpu"][i] = q, t
+        with use_type_weights(fitted[1 - j]):  # the type vote fitted on the half the NER was trained on
+            rp, rc = rules_over_learned(domain, path, f"kgkit-bench-learned-{j}").corpus(sub, BATCH)
+        systems.setdefault("rules-over-learned", [None, None])[1 - j] = _tallies(sub, rp, rc, [range(len(sub))])[0]
         for how in ("extra", "veto"):
             both = [combined(preds[i], q, how) for i, q in zip(part, lp)]
             tally = _tallies(sub, both, [cpu[i] for i in part], [range(len(sub))])[0]
