@@ -205,7 +205,10 @@ def main() -> None:
     torch.set_num_threads(1)
     questions = json.loads((SHARED / "musique_train.json").read_text())
     gold = [{p["title"] for p in q["paragraphs"] if p["is_supporting"]} for q in questions]
-    corpus = json.loads((SHARED / "musique_train_corpus.json").read_text())
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_search import musique_corpus
+
+    corpus = musique_corpus(SHARED, questions)
     wanted = set().union(*gold)  # every gold passage, then the others in order, up to --passages
     corpus = sorted(corpus, key=lambda p: p["title"] not in wanted)[: max(args.passages, len(wanted))]
     queries = [q["question"] for q in questions]

@@ -300,9 +300,22 @@ def query_cosines(embedder, queries: list[str]) -> dict[str, float]:
 # ----------------------------------------------------------------- MuSiQue
 
 
+def musique_corpus(folder: Path, questions: list[dict]) -> list[dict]:
+    """The passage pool: musique_train_corpus.json where it is shipped, else the union of the questions' own
+    paragraphs (its README: the corpus is that union, 1,890 passages), in first-seen order."""
+    path = folder / "musique_train_corpus.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    seen: dict[tuple[str, str], None] = {}
+    for q in questions:
+        for p in q["paragraphs"]:
+            seen.setdefault((p["title"], p["paragraph_text"]), None)
+    return [{"title": title, "text": text} for title, text in seen]
+
+
 def musique_data() -> tuple[list[dict], list[dict], list[set[str]]]:
     questions = json.loads((SHARED / "musique" / "musique_train.json").read_text())
-    corpus = json.loads((SHARED / "musique" / "musique_train_corpus.json").read_text())
+    corpus = musique_corpus(SHARED / "musique", questions)
     gold = [{p["title"] for p in q["paragraphs"] if p["is_supporting"]} for q in questions]
     return questions, corpus, gold
 

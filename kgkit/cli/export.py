@@ -4,7 +4,7 @@
                                                         cypher neo4j-csv turtle json-ld
     kgkit import-siftkg SIFT_OUTPUT_DIR -o WORKSPACE    sift-kg graph_data.json (+ extractions/) -> graph.json
 
-Heavy imports (pandas, rdflib, pyarrow, pyvis) stay inside the commands so `kgkit --help` starts fast.
+Heavy imports (pandas, rdflib, pyarrow) stay inside the commands so `kgkit --help` starts fast.
 """
 
 from __future__ import annotations
