@@ -17,7 +17,7 @@ matched to gold; the rule confidences (CONFIDENCE) against confidences counted o
 second half): the learned NER alone and with the rules ("extra": its entities the rules have nothing at; "veto":
 only the rules' entities it also finds), each on the half it was not trained on; "rules-over-learned": the rules
 run over the learned NER in place of spaCy's (rules_over_learned); and "rules+learned-fitted": the
-fitted combiner (kgkit.extractors.offline.combine) fitted on one half's held-out predictions, scored on the other
+fitted combiner (bench/ner_combine.py) fitted on one half's held-out predictions, scored on the other
 (--held-cache FILE keeps the held-out predictions and, when the file exists, scores only the rows made from them;
 --write-combiner [PATH] fits the combiner on both halves and writes its weights).
 
@@ -666,7 +666,7 @@ def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
 
 
 def _found(pred: Predicted) -> list[Any]:
-    from kgkit.extractors.offline.combine import Found
+    from ner_combine import Found
 
     return [Found(name, tuple(spans), type=etype, label=pred.info.get((name, etype), {}).get("label", ""),
                   votes=pred.info.get((name, etype), {}).get("votes") or "")
@@ -674,9 +674,9 @@ def _found(pred: Predicted) -> list[Any]:
 
 
 def combiner_examples(gold: Gold, rules: Predicted, learned: Predicted) -> tuple[list[Any], list[bool], list[str | None]]:
-    """A document's candidates (kgkit.extractors.offline.combine), whether each is a gold name (its own or, for
+    """A document's candidates (bench/ner_combine.py), whether each is a gold name (its own or, for
     a rules entity, one of its aliases) and the gold class of the entity it names."""
-    from kgkit.extractors.offline.combine import candidates
+    from ner_combine import candidates
 
     cs = candidates(_found(rules), _found(learned), gold.text, dropped=getattr(rules, "dropped", []))
     by_name = {n: g["type"] for g in gold.entities if g["type"] in NAMED for n in g["names"]}
@@ -691,7 +691,7 @@ def combiner_examples(gold: Gold, rules: Predicted, learned: Predicted) -> tuple
 
 def apply_combiner(gold: Gold, rules: Predicted, learned: Predicted, model: Any) -> Predicted:
     """The document's entities as the fitted combiner decides them, with the rules' relations."""
-    from kgkit.extractors.offline.combine import decide
+    from ner_combine import decide
 
     cs, _, _ = combiner_examples(gold, rules, learned)
     out = Predicted(relations=list(rules.relations))
@@ -707,7 +707,7 @@ def combined_fitted(golds: list[Gold], held: dict[str, list[Any]], parts: list[r
                     ) -> tuple[list[Tally], list[Any]]:
     """The rules+learned combiner fitted on one half's held-out predictions (the rules with the type vote fitted
     on the other half, the NER trained on the other half) and scored on the other half's, both ways."""
-    from kgkit.extractors.offline.combine import fit_combiner
+    from ner_combine import fit_combiner
 
     examples = [combiner_examples(golds[i], held["rules"][i], held["learned"][i]) for i in range(len(golds))]
     tallies, models = [], []
@@ -745,8 +745,8 @@ def from_held(golds: list[Gold], held: dict[str, list[Any]]) -> dict[str, Any]:
 
 def write_combiner(golds: list[Gold], held: dict[str, list[Any]], path: Path) -> None:
     """Fit the combiner on every document's held-out predictions and write it to `path` (the extractor reads
-    kgkit.extractors.offline.combine.COMBINER_FILE)."""
-    from kgkit.extractors.offline.combine import fit_combiner
+    bench/ner_combine.COMBINER_FILE)."""
+    from ner_combine import fit_combiner
 
     examples = [combiner_examples(g, held["rules"][i], held["learned"][i]) for i, g in enumerate(golds)]
     model = fit_combiner(*([x for e in examples for x in e[k]] for k in range(3)))
@@ -881,10 +881,10 @@ def main() -> None:
     parser.add_argument("--held-cache", type=Path, default=None,
                         help="with --folds --learned: keep the held-out predictions here; when the file exists, score "
                              "only the rows made from them (rules-fitted, learned-ner, rules+learned-fitted)")
-    parser.add_argument("--write-combiner", type=Path, nargs="?", const=Path("kgkit/extractors/offline/models/combiner.json"),
+    parser.add_argument("--write-combiner", type=Path, nargs="?", const=Path("bench/out/combiner.json"),
                         default=None, metavar="PATH",
                         help="with --folds --learned --held-cache: fit the combiner on both halves' held-out "
-                             "predictions and write it here (default: the extractor's data file, models/combiner.json)")
+                             "predictions and write it here (default: bench/out/combiner.json; not read by the extractor)")
     args = parser.parse_args()
     domain = load_domain(args.domain)
     from kgkit.extractors.offline import OfflineExtractor

@@ -28,7 +28,7 @@ from kgkit.extractors.offline.lexicon import _FUNCTION_WORDS, DEMONYMS, GENERIC,
 __all__ = ["CLASSES", "COMBINER_FILE", "Candidate", "Combiner", "Found", "candidates", "combiner", "decide",
            "fit_combiner", "type_for"]
 
-COMBINER_FILE = Path(__file__).resolve().parent / "models" / "combiner.json"
+COMBINER_FILE = Path(__file__).resolve().parent / "out" / "combiner.json"  # bench output, not shipped
 CLASSES = ("PER", "ORG", "LOC", "MISC")
 LEARNED_LABELS = ("PER", "ORG", "LOC", "MISC")
 RULE_TYPES = ("Person", "Organization", "Location", "Group", "Event", "Law", "Work", "Product", "Other")
