@@ -15,7 +15,11 @@ types (fit_type_weights over the cues traced in the hand-set run); the type vote
 matched to gold; the rule confidences (CONFIDENCE) against confidences counted on the other half, as log loss of
 "this typed relation joins a gold pair". With --learned (bench/train_ner.py models trained on the first and on the
 second half): the learned NER alone and with the rules ("extra": its entities the rules have nothing at; "veto":
-only the rules' entities it also finds), each on the half it was not trained on.
+only the rules' entities it also finds), each on the half it was not trained on; "rules-over-learned": the rules
+run over the learned NER in place of spaCy's (rules_over_learned); and "rules+learned-fitted": the
+fitted combiner (bench/ner_combine.py) fitted on one half's held-out predictions, scored on the other
+(--held-cache FILE keeps the held-out predictions and, when the file exists, scores only the rows made from them;
+--write-combiner [PATH] fits the combiner on both halves and writes its weights).
 
 Data: ../shared/data (Re-DocRED dev: MIT; A Christmas Carol: public domain). Each part is skipped, with a message
 saying so, when its data is absent.
@@ -65,6 +69,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import random
 import re
 import statistics
@@ -147,6 +152,8 @@ class Predicted:
     entities: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)  # (name, type) -> spans
     relations: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # (source, target, type, rule, predicate)
     aliases: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (name, type) -> surface names
+    info: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (name, type) -> label, votes
+    dropped: list[tuple[int, int, str, str]] = field(default_factory=list)  # (start, end, pass, reason) the rules dropped
 
 
 def from_extraction(doc: DocumentExtraction) -> Predicted:
@@ -160,6 +167,8 @@ def from_extraction(doc: DocumentExtraction) -> Predicted:
             if e.span is not None:
                 spans.append((e.span.start + off, e.span.end + off))
             out.aliases.setdefault(key, set()).add(e.attributes.get("surface", e.name))
+            out.info.setdefault(key, {"label": e.label or "", "votes": e.attributes.get("type_votes")
+                                      or e.attributes.get("votes", "")})
         for r in where.extraction.relations:
             out.relations.append((r.source, r.target, r.type, r.attributes.get("rule", ""), r.predicate or ""))
             out.entities.setdefault((r.source, r.source_type), [])
@@ -175,6 +184,7 @@ class Pipeline:
 
         self.domain, self.extractor = domain, OfflineExtractor()
         self.passes: dict[str, dict[str, int]] = {}  # what each span and mention pass changed (--passes)
+        self.dropped: dict[str, list[tuple[int, int, str, str]]] = {}  # document id -> what the passes dropped
         try:
             from kgkit.extractors.offline.coref import coref_documents
             from kgkit.stages.furniture import strip_furniture
@@ -187,7 +197,12 @@ class Pipeline:
         if self.furniture is not None:
             documents = [self.furniture(d) for d in documents]
         chunks = [chunk_document(d) for d in documents]
-        results, counts = self.extractor.extract_counting([c.text for cs in chunks for c in cs], domain=self.domain)
+        dropped: list[tuple[int, int, int, str, str]] = []
+        results, counts = self.extractor.extract_counting([c.text for cs in chunks for c in cs], domain=self.domain,
+                                                          dropped=dropped)
+        flat = [c for cs in chunks for c in cs]
+        for i, start, end, step, why in dropped:  # at document offsets (--folds: the combiner's features)
+            self.dropped.setdefault(flat[i].document_id, []).append((start + flat[i].start, end + flat[i].start, step, why))
         found = iter(results)
         for name, change in counts.items():
             row = self.passes.setdefault(name, {})
@@ -217,7 +232,10 @@ class Pipeline:
         t = time.process_time()
         named = self.name(stripped, extracted)
         share = (time.process_time() - t) / max(len(docs), 1)
-        return [from_extraction(d) for d in named], [c + share for c in cpu]
+        preds = [from_extraction(d) for d in named]
+        for d, pred in zip(named, preds):
+            pred.dropped = self.dropped.pop(d.document_id, [])
+        return preds, [c + share for c in cpu]
 
 
 class SpacyBaseline:
@@ -486,7 +504,40 @@ class LearnedNER(SpacyBaseline):
             etype = LEARNED_LABELS.get(ent.label_) or self.domain.entity_type_for_label(ent.label_)
             if etype is not None and any(c.isalpha() for c in ent.text):
                 out.entities.setdefault((ent.text, etype), []).append((ent.start_char, ent.end_char))
+                out.info.setdefault((ent.text, etype), {"label": ent.label_})
         return out
+
+
+LEARNED_AS_SPACY = {"PER": "PERSON", "ORG": "ORG", "LOC": "GPE", "MISC": "MISC"}
+
+
+def rules_over_learned(domain: Domain, path: Path, name: str) -> Pipeline:
+    """The offline pipeline with the learned NER (bench/train_ner.py) in place of the shipped model's NER (the same
+    cost: each NER has its own token-to-vector layer), its labels renamed to spaCy's (PER -> PERSON, LOC -> GPE,
+    MISC kept: the domain types it Other); the rules run over its entities."""
+    import threading
+
+    import spacy
+    from spacy.language import Language
+    from spacy.tokens import Span as SpacySpan
+
+    from kgkit.extractors.offline import DEFAULT_MODEL, OfflineExtractor, loading
+
+    if not Language.has_factory("kgkit_bench_spacy_labels"):
+        def spacy_labels(doc: Any) -> Any:
+            doc.ents = [SpacySpan(doc, e.start, e.end, label=LEARNED_AS_SPACY.get(e.label_, e.label_)) for e in doc.ents]
+            return doc
+
+        Language.component("kgkit_bench_spacy_labels", func=spacy_labels)
+    nlp = loading.load_pipeline(spacy, DEFAULT_MODEL)
+    nlp.remove_pipe("ner")
+    nlp.add_pipe("ner", source=spacy.load(path))
+    nlp.add_pipe("kgkit_bench_spacy_labels", after="ner")
+    loading._MODELS[name], loading._RUN_LOCKS[name] = nlp, threading.Lock()  # load_model(name) finds it
+    pipeline = Pipeline(domain)
+    pipeline.extractor = OfflineExtractor(model=name)
+    pipeline.documents([Document.from_text("Warm up the model in Paris.", path="warm-up.txt")])
+    return pipeline
 
 
 def combined(rules: Predicted, learned: Predicted, how: str) -> Predicted:
@@ -547,7 +598,7 @@ def confidence_loss(by_rule: dict[str, list], confidence: dict[str, float]) -> f
 
 
 def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
-                    learned: list[Path] | None = None) -> dict[str, Any]:
+                    learned: list[Path] | None = None, cache: Path | None = None) -> dict[str, Any]:
     """Every figure per half for spaCy's NER, the rules with the hand-set type vote, and the rules with the type
     vote fitted on the other half (kgkit.extractors.offline.fitted), and the type vote's own agreement on the
     held-out half's mentions (hand-set and fitted weights). `learned`: two NER models, trained on the first and
@@ -572,6 +623,7 @@ def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
     examples = cue_examples(golds, trace, domain)
     per_half = [[x for i in part for x in examples[i]] for part in parts]
     fitted, vote = [], {"hand": [], "fitted": [], "mentions": []}
+    held: dict[str, list[Any]] = {k: [None] * len(golds) for k in ("rules", "rules_cpu", "learned", "learned_cpu")}
     for k, part in enumerate(parts):
         weights = fit_type_weights(per_half[1 - k], strength=strength)
         fitted.append(weights)
@@ -579,6 +631,8 @@ def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
         with use_type_weights(weights):
             p, c = pipeline.corpus(sub, BATCH)
         systems.setdefault("rules-fitted", []).append(_tallies(sub, p, c, [range(len(sub))])[0])
+        for i, q, t in zip(part, p, c):
+            held["rules"][i], held["rules_cpu"][i] = q, t
         vote["hand"].append(round(type_vote_accuracy(per_half[k], HAND_WEIGHTS), 4))
         vote["fitted"].append(round(type_vote_accuracy(per_half[k], weights), 4))
         vote["mentions"].append(len(per_half[k]))
@@ -593,13 +647,81 @@ def cross_validated(golds: list[Gold], domain: Domain, *, strength: float = 1.0,
         sub = [golds[i] for i in part]
         lp, lc = LearnedNER(domain, path).corpus(sub, BATCH)
         systems.setdefault("learned-ner", [None, None])[1 - j] = _tallies(sub, lp, lc, [range(len(sub))])[0]
+        for i, q, t in zip(part, lp, lc):
+            held["learned"][i], held["learned_cpu"][i] = q, t
+        with use_type_weights(fitted[1 - j]):  # the type vote fitted on the half the NER was trained on
+            rp, rc = rules_over_learned(domain, path, f"kgkit-bench-learned-{j}").corpus(sub, BATCH)
+        systems.setdefault("rules-over-learned", [None, None])[1 - j] = _tallies(sub, rp, rc, [range(len(sub))])[0]
         for how in ("extra", "veto"):
             both = [combined(preds[i], q, how) for i, q in zip(part, lp)]
             tally = _tallies(sub, both, [cpu[i] for i in part], [range(len(sub))])[0]
             systems.setdefault(f"rules+learned-{how}", [None, None])[1 - j] = tally
+    if learned:
+        systems["rules+learned-fitted"], _ = combined_fitted(golds, held, parts, strength)
+        if cache is not None:
+            cache.write_bytes(pickle.dumps(held))
     return {"halves": [f"{p.start}-{p.stop - 1}" for p in parts],
             "systems": {name: [t.figures() for t in tallies] for name, tallies in systems.items()},
             "type_vote_held_out": vote, "fitted_weights": fitted, "rule_confidence": calibrated}
+
+
+def _found(pred: Predicted) -> list[Any]:
+    from ner_combine import Found
+
+    return [Found(name, tuple(spans), type=etype, label=pred.info.get((name, etype), {}).get("label", ""),
+                  votes=pred.info.get((name, etype), {}).get("votes") or "")
+            for (name, etype), spans in pred.entities.items() if spans]
+
+
+def combiner_examples(gold: Gold, rules: Predicted, learned: Predicted) -> tuple[list[Any], list[bool], list[str | None]]:
+    """A document's candidates (bench/ner_combine.py), whether each is a gold name (its own or, for
+    a rules entity, one of its aliases) and the gold class of the entity it names."""
+    from ner_combine import candidates
+
+    cs = candidates(_found(rules), _found(learned), gold.text, dropped=getattr(rules, "dropped", []))
+    by_name = {n: g["type"] for g in gold.entities if g["type"] in NAMED for n in g["names"]}
+    is_name, classes = [], []
+    for c in cs:
+        names = {norm(c.name)} | ({norm(a) for a in rules.aliases.get((c.rules.name, c.rules.type), ())} if c.rules else set())
+        hit = next((by_name[n] for n in sorted(names) if n in by_name), None)
+        is_name.append(hit is not None)
+        classes.append(hit)
+    return cs, is_name, classes
+
+
+def apply_combiner(gold: Gold, rules: Predicted, learned: Predicted, model: Any) -> Predicted:
+    """The document's entities as the fitted combiner decides them, with the rules' relations."""
+    from ner_combine import decide
+
+    cs, _, _ = combiner_examples(gold, rules, learned)
+    out = Predicted(relations=list(rules.relations))
+    for c, etype in decide(cs, model):
+        key = (c.name, etype)
+        out.entities.setdefault(key, []).extend(c.spans)
+        if c.rules is not None:
+            out.aliases.setdefault(key, set()).update(rules.aliases.get((c.rules.name, c.rules.type), ()))
+    return out
+
+
+def combined_fitted(golds: list[Gold], held: dict[str, list[Any]], parts: list[range], strength: float = 1.0
+                    ) -> tuple[list[Tally], list[Any]]:
+    """The rules+learned combiner fitted on one half's held-out predictions (the rules with the type vote fitted
+    on the other half, the NER trained on the other half) and scored on the other half's, both ways."""
+    from ner_combine import fit_combiner
+
+    examples = [combiner_examples(golds[i], held["rules"][i], held["learned"][i]) for i in range(len(golds))]
+    tallies, models = [], []
+    for k, part in enumerate(parts):
+        train = parts[1 - k]
+        model = fit_combiner([c for i in train for c in examples[i][0]], [y for i in train for y in examples[i][1]],
+                             [g for i in train for g in examples[i][2]], strength=strength)
+        models.append(model)
+        t = time.process_time()
+        preds = [apply_combiner(golds[i], held["rules"][i], held["learned"][i], model) for i in part]
+        own = (time.process_time() - t) / len(part)
+        cpu = [held["rules_cpu"][i] + held["learned_cpu"][i] + own for i in part]
+        tallies += _tallies([golds[i] for i in part], preds, cpu, [range(len(part))])
+    return tallies, models
 
 
 FOLD_ROWS = [("entity recall (name match)", "entity_recall_name", ">= 0.88"),
@@ -609,6 +731,28 @@ FOLD_ROWS = [("entity recall (name match)", "entity_recall_name", ">= 0.88"),
              ("pair recall, typed", "pair_recall_typed", ">= 25%"),
              ("typed relations on gold pairs", "typed_on_gold_pairs", ">= 70%"),
              ("CPU per document, mean (ms)", "cpu_ms_mean", "<= 60")]
+
+
+def from_held(golds: list[Gold], held: dict[str, list[Any]]) -> dict[str, Any]:
+    """The rows made from cached held-out predictions only (--held-cache): quick to iterate on the combiner."""
+    parts = halves(len(golds))
+    systems = {"rules-fitted": _tallies(golds, held["rules"], held["rules_cpu"], parts),
+               "learned-ner": _tallies(golds, held["learned"], held["learned_cpu"], parts)}
+    systems["rules+learned-fitted"], _ = combined_fitted(golds, held, parts)
+    return {"halves": [f"{p.start}-{p.stop - 1}" for p in parts],
+            "systems": {name: [t.figures() for t in tallies] for name, tallies in systems.items()}}
+
+
+def write_combiner(golds: list[Gold], held: dict[str, list[Any]], path: Path) -> None:
+    """Fit the combiner on every document's held-out predictions and write it to `path` (the extractor reads
+    bench/ner_combine.COMBINER_FILE)."""
+    from ner_combine import fit_combiner
+
+    examples = [combiner_examples(g, held["rules"][i], held["learned"][i]) for i, g in enumerate(golds)]
+    model = fit_combiner(*([x for e in examples for x in e[k]] for k in range(3)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path} ({len(model.features)} features, {sum(len(e[0]) for e in examples)} candidates)")
 
 
 def print_folds(found: dict[str, Any]) -> None:
@@ -625,6 +769,8 @@ def print_folds(found: dict[str, Any]) -> None:
             gap = round(abs(x - y), 3) if x is not None and y is not None else None
             cells += [str(x), str(y), str(gap)]
         print(f"| {label} | {' | '.join(cells)} | {target} |")
+    if "type_vote_held_out" not in found:
+        return
     vote = found["type_vote_held_out"]
     print(f"\ntype vote alone, held-out mentions matched to gold ({vote['mentions']}): hand {vote['hand']}, "
           f"fitted on the other half {vote['fitted']}")
@@ -732,6 +878,13 @@ def main() -> None:
                         help="two-fold cross-validation on the dev set's halves (every figure per half, the gap)")
     parser.add_argument("--learned", type=Path, nargs=2, default=None, metavar=("ON_FIRST", "ON_SECOND"),
                         help="with --folds: NER models trained on the first and on the second half (train_ner.py)")
+    parser.add_argument("--held-cache", type=Path, default=None,
+                        help="with --folds --learned: keep the held-out predictions here; when the file exists, score "
+                             "only the rows made from them (rules-fitted, learned-ner, rules+learned-fitted)")
+    parser.add_argument("--write-combiner", type=Path, nargs="?", const=Path("bench/out/combiner.json"),
+                        default=None, metavar="PATH",
+                        help="with --folds --learned --held-cache: fit the combiner on both halves' held-out "
+                             "predictions and write it here (default: bench/out/combiner.json; not read by the extractor)")
     args = parser.parse_args()
     domain = load_domain(args.domain)
     from kgkit.extractors.offline import OfflineExtractor
@@ -773,8 +926,14 @@ def main() -> None:
             for name, change in found["passes"].items():
                 print(f"| {name} | {', '.join(f'{k} {n}' for k, n in change.items()) or '-'} |")
     if args.folds and (path := DATA / DOCRED).is_file():
-        report["folds"] = cross_validated(gold_documents(path, args.limit), domain, learned=args.learned)
+        golds = gold_documents(path, args.limit)
+        if args.held_cache is not None and args.held_cache.is_file():
+            report["folds"] = from_held(golds, pickle.loads(args.held_cache.read_bytes()))
+        else:
+            report["folds"] = cross_validated(golds, domain, learned=args.learned, cache=args.held_cache)
         print_folds(report["folds"])
+        if args.write_combiner:
+            write_combiner(golds, pickle.loads(args.held_cache.read_bytes()), ROOT / args.write_combiner)
     if not args.no_carol and (found := carol(domain)) is not None:
         report["christmas_carol"] = found
         print(f"\nA Christmas Carol: {found['entities']} entities, {found['relations']} relations, CPU {found['cpu_s']} s")

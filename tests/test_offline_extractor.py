@@ -91,6 +91,20 @@ def test_id_hashes_the_source_and_data_files(tmp_path: Path) -> None:
     assert hash_files(copy) != code_version()  # one word added to a data file: another id
 
 
+def test_id_hashes_a_model_file_whatever_its_name(tmp_path: Path) -> None:
+    from kgkit.extractors.offline.identity import hash_files
+
+    weights = tmp_path / "models" / "ner" / "model"
+    weights.parent.mkdir(parents=True)
+    weights.write_bytes(b"\x00\x01")
+    before = hash_files(tmp_path)
+    weights.write_bytes(b"\x00\x02")  # retrained weights, same file name
+    after = hash_files(tmp_path)
+    assert after != before
+    (tmp_path / "notes.bin").write_bytes(b"x")  # outside models: no source or data file
+    assert hash_files(tmp_path) == after
+
+
 def test_id_is_available_without_importing_spacy() -> None:
     code = (
         "import sys, json\n"

@@ -140,9 +140,12 @@ class OfflineExtractor(ExtractorBase):
         """One TextExtraction per text, in order; a text spaCy or the rules cannot handle gets `error` set."""
         return self.extract_counting(texts, domain=domain)[0]
 
-    def extract_counting(self, texts: Sequence[str], *, domain: Domain) -> tuple[list[TextExtraction], dict[str, dict[str, int]]]:
+    def extract_counting(self, texts: Sequence[str], *, domain: Domain, dropped: list[tuple[int, int, int, str, str]] | None = None
+                         ) -> tuple[list[TextExtraction], dict[str, dict[str, int]]]:
         """`extract`, and what each span and mention pass changed over all texts (pass -> "added", "removed",
-        "removed: <reason>", "joined", "split", "resized", "renamed", "retyped" -> count), passes in pipeline order."""
+        "removed: <reason>", "joined", "split", "resized", "renamed", "retyped" -> count), passes in pipeline order.
+        `dropped`, when given, receives every record a pass dropped: (text index, start, end, pass, reason), its
+        character offsets in its text."""
         counts: dict[str, dict[str, int]] = {}
         texts = list(texts)
         errors: dict[int, str] = {}
@@ -162,7 +165,8 @@ class OfflineExtractor(ExtractorBase):
             try:
                 if isinstance(doc, Exception):
                     raise doc
-                ents, rels = self._extract_doc(doc, domain, offset, places, counts)
+                ents, rels = self._extract_doc(doc, domain, offset, places, counts, None if dropped is None else
+                                               lambda start, end, step, why, i=i: dropped.append((i, start, end, step, why)))
             except Exception as exc:  # one bad text must not end the batch
                 errors[i] = f"{type(exc).__name__}: {exc}"
                 continue
@@ -181,11 +185,19 @@ class OfflineExtractor(ExtractorBase):
         ], counts
 
     def _extract_doc(self, doc: Doc, domain: Domain, offset: int, places: Places | None,
-                     counts: dict[str, dict[str, int]] | None = None) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
+                     counts: dict[str, dict[str, int]] | None = None, on_dropped: Any = None,
+                     ) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
         """Entities and relations of one parsed piece, with spans shifted by the piece's offset in its text."""
         places = places or Places()
         context = PassContext(domain=domain, places=places, counts=counts if counts is not None else {})
         mentions = run_passes(doc, find_mentions(doc, domain, places, context), CONTEXT_PASSES, context)
+        if on_dropped is not None:
+            for step, record, why in context.dropped:
+                if not isinstance(record, Mention) and record.end <= record.start:
+                    continue
+                start, end = ((record.start, record.end) if isinstance(record, Mention)
+                              else (doc[record.start].idx, doc[record.end - 1].idx + len(doc[record.end - 1])))
+                on_dropped(start + offset, end + offset, step, why)
         by_token: dict[int, Mention] = {}
         entities: list[ExtractedEntity] = []
         for m in mentions:

@@ -27,11 +27,12 @@ def code_version() -> str:
 
 def hash_files(folder: Path) -> str:
     """Twelve hex digits of a SHA-256 over every source and data file under `folder` (relative path and bytes),
-    stable across runs and machines."""
+    every file of a `models` folder whatever its name (a trained model's weights: `ner/model`), stable across runs
+    and machines."""
     sha = hashlib.sha256()
     folder = Path(folder)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in _SUFFIXES
-                       and "__pycache__" not in p.parts):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                       and (p.suffix in _SUFFIXES or "models" in p.relative_to(folder).parts[:-1])):
         sha.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return sha.hexdigest()[:12]
 
