@@ -2,9 +2,9 @@
 rules, by the learned model or by both) gets features (which side found it, whether both agree on the name or only
 overlap, the learned label, the rules' type, spaCy label and vote margin, its words' count and capitals, where it
 first stands) and two logistic models fitted on gold (bench/bench_extract.py --write-combiner) decide whether it
-is a name and which gold class it is (PER, ORG, LOC, MISC), read from a data file.
+is a name and which gold class it is (PER, ORG, LOC, MISC). A bench component: the extractor does not use it.
 
-    model = combiner()                                    # the shipped file's, else None
+    model = combiner()                                    # bench/out/combiner.json, else None
     kept = decide(candidates(rules, learned, text), model)  # [(candidate, domain type)]
 
 >>> c = candidates([Found("Paris", ((0, 5),), type="Location")], [Found("Paris", ((0, 5),), label="LOC")], "Paris is")
@@ -154,6 +154,11 @@ def candidates(rules: Sequence[Found], learned: Sequence[Found], text: str,
     return out
 
 
+def _matrix(cs: Sequence[Candidate], names: Sequence[str]) -> np.ndarray:
+    """One row per candidate, one column per named feature (0 where a candidate lacks it)."""
+    return np.array([[c.features.get(f, 0.0) for f in names] for c in cs], dtype=float).reshape(len(cs), -1)
+
+
 @dataclass(frozen=True)
 class Combiner:
     """Logistic weights over named features: `accept` (is it a name), `types` (one row per gold class)."""
@@ -166,7 +171,7 @@ class Combiner:
     threshold: float = 0.5
 
     def matrix(self, cs: Sequence[Candidate]) -> np.ndarray:
-        return np.array([[c.features.get(f, 0.0) for f in self.features] for c in cs], dtype=float).reshape(len(cs), -1)
+        return _matrix(cs, self.features)
 
     def p_name(self, x: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.accept) + self.accept_bias)))
@@ -193,7 +198,7 @@ def fit_combiner(cs: Sequence[Candidate], is_name: Sequence[bool], gold_class: S
     from sklearn.linear_model import LogisticRegression
 
     names = tuple(sorted({f for c in cs for f in c.features}))
-    x = np.array([[c.features.get(f, 0.0) for f in names] for c in cs], dtype=float)
+    x = _matrix(cs, names)
     accept = LogisticRegression(C=1.0 / strength, max_iter=2000).fit(x, np.asarray(is_name, dtype=int))
     typed = [i for i, g in enumerate(gold_class) if g in CLASSES]
     y = np.array([CLASSES.index(gold_class[i]) for i in typed])

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from bench_modules import load_bench
 
-_spec = importlib.util.spec_from_file_location("ner_combine", Path(__file__).resolve().parents[1] / "bench" / "ner_combine.py")
-_module = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = _module  # its dataclasses look their module up
-_spec.loader.exec_module(_module)
+_module = load_bench("ner_combine.py", "ner_combine")
 Combiner, Found, candidates, decide, fit_combiner, type_for = (
     _module.Combiner, _module.Found, _module.candidates, _module.decide, _module.fit_combiner, _module.type_for)
 

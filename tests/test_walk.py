@@ -3,9 +3,9 @@ measure of bench/walk.py (its docstring defines it), on the small sample workspa
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+
+from bench_modules import load_bench
 
 from kgkit.testing.workspaces import sample_workspace
 from kgkit.workflows.graph import read_graph
@@ -19,11 +19,7 @@ MAX_ROOMS = {"apply": 12, "undo": 11}  # 29 and 23 before apply/undo became decl
 
 
 def _walk_module():
-    spec = importlib.util.spec_from_file_location("bench_walk", ROOT / "bench" / "walk.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("walk.py", "bench_walk")
 
 
 def test_apply_and_undo_walk_through_few_rooms(tmp_path):
